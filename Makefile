@@ -1,0 +1,162 @@
+# bpfcollect: one entry point for build, check, demo, bench and install.
+#
+#   make [O=build] [V=1]   build build/bpfcollect
+#   make check             unit tests (plain, ASan+UBSan, valgrind) and integration tests
+#   make demo              build the demo program, record it, report it
+#   make bench             overhead against bpftrace, side by side
+#   make install           PREFIX=/usr/local DESTDIR=
+#   make vmlinux           regenerate vmlinux/vmlinux.h from the running kernel's BTF
+#   make format            clang-format the sources
+
+O ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+V ?= 0
+
+ifeq ($(V),1)
+Q :=
+msg := @true
+else
+Q := @
+msg := @printf '  %-8s %s\n'
+endif
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+# Install build dependencies on demand, before anything needs them.
+DEPS_OK := $(shell command -v $(CLANG) >/dev/null 2>&1 && \
+	command -v $(BPFTOOL) >/dev/null 2>&1 && \
+	$(PKG_CONFIG) --exists libbpf libelf zlib cmocka 2>/dev/null && echo yes)
+ifneq ($(DEPS_OK),yes)
+ifeq ($(filter clean format vmlinux,$(MAKECMDGOALS)),)
+$(info bpfcollect: build dependencies missing, running tools/install-deps.sh)
+DEPS_RC := $(shell tools/install-deps.sh >&2; echo $$?)
+ifneq ($(DEPS_RC),0)
+$(error tools/install-deps.sh failed; install clang bpftool libbpf-dev libelf-dev zlib1g-dev libcmocka-dev pkg-config)
+endif
+endif
+endif
+
+ARCH := x86
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+LIBS_PC := libbpf libelf zlib
+PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
+PC_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror
+BASE_CFLAGS := -std=gnu11 $(WARN) -g -O2 -D_GNU_SOURCE -Iinclude -I$(O)/include \
+	-DBPFCOLLECT_VERSION='"$(VERSION)"' $(PC_CFLAGS)
+CFLAGS ?=
+ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude -I$(O)/include \
+	-Wall -Werror -Wno-unused-function
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst bpf/%.bpf.c,$(O)/include/%.skel.h,$(BPF_SRCS))
+
+# user/main.c is the CLI; everything else is a library the tests link too.
+LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+GEN_SRCS := $(O)/gen/syscall_names.c
+LIB_OBJS := $(patsubst user/%.c,$(O)/user/%.o,$(LIB_SRCS)) $(O)/gen/syscall_names.o
+SAN_OBJS := $(patsubst user/%.c,$(O)/san/user/%.o,$(LIB_SRCS)) $(O)/san/gen/syscall_names.o
+
+BIN := $(O)/bpfcollect
+
+.PHONY: all check unit integration demo bench install vmlinux clean format deps
+all: $(BIN)
+
+deps:
+	tools/install-deps.sh
+
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/bpfcollect/*.h) vmlinux/vmlinux.h
+	$(msg) BPF $@
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/include/%.skel.h: $(O)/bpf/%.bpf.o
+	$(msg) SKEL $@
+	@mkdir -p $(@D)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+$(O)/gen/syscall_names.c: tools/gen-syscall-names.sh
+	$(msg) GEN $@
+	@mkdir -p $(@D)
+	$(Q)tools/gen-syscall-names.sh > $@.tmp && mv $@.tmp $@
+
+$(O)/gen/%.o: $(O)/gen/%.c
+	$(msg) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(O)/san/gen/%.o: $(O)/gen/%.c
+	@mkdir -p $(@D)
+	$(msg) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(O)/user/%.o: user/%.c $(SKELS)
+	$(msg) CC $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/san/user/%.o: user/%.c $(SKELS)
+	$(msg) CC $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(O)/libbpfcollect.a: $(LIB_OBJS)
+	$(msg) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/libbpfcollect-san.a: $(SAN_OBJS)
+	$(msg) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(O)/user/main.o $(O)/libbpfcollect.a
+	$(msg) LINK $@
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PC_LIBS)
+
+-include $(wildcard $(O)/user/*.d $(O)/san/user/*.d)
+
+include tests/tests.mk
+
+# ---------------------------------------------------------------- demo
+DEMO := $(O)/demo/bcdemo
+$(DEMO): demo/bcdemo.c
+	$(msg) CC $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 $(WARN) -g -O1 -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+
+demo: $(BIN) $(DEMO)
+	@rm -rf $(O)/demo/demo.1.er
+	$(BIN) record -o $(O)/demo/demo.1.er --syscalls -- $(DEMO) 3
+	$(BIN) report $(O)/demo/demo.1.er
+	@echo
+	@echo "gprofng reads the same experiment:"
+	gprofng display text -header $(O)/demo/demo.1.er 2>&1 | head -20
+
+# ---------------------------------------------------------------- bench
+bench: $(BIN)
+	tools/bench.sh $(O)
+
+# ---------------------------------------------------------------- install
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/bpfcollect
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/bpfcollect
+	install -m 0644 README.md $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/bpfcollect/
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h.tmp
+	mv vmlinux/vmlinux.h.tmp vmlinux/vmlinux.h
+
+format:
+	clang-format -i $(wildcard user/*.c include/bpfcollect/*.h bpf/*.c bpf/*.h tests/unit/*.c tests/integration/*.c tests/targets/*.c demo/*.c)
+
+clean:
+	rm -rf $(O)

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event model: what every producer (the ring-buffer consumer, the `.er`
+ * reader) hands to every sink (the `.er` writer, the report aggregator, and
+ * the format converters). One decoder turns raw records into events; there
+ * is one formatter per output format behind struct bc_sink.
+ */
+#ifndef BPFCOLLECT_MODEL_H
+#define BPFCOLLECT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfcollect/record.h"
+
+/* One traced function; its index in the table is the BPF cookie. */
+struct bc_func {
+	uint32_t id;
+	char *name;      /* symbol name as in the ELF file */
+	char *object;    /* path of the load object holding it */
+	uint64_t addr;   /* st_value: link-time virtual address */
+	uint64_t size;   /* st_size */
+	uint64_t offset; /* file offset of the first instruction (uprobe) */
+};
+
+struct bc_functab {
+	struct bc_func *v;
+	size_t n;
+	size_t cap;
+};
+
+void bc_functab_init(struct bc_functab *t);
+void bc_functab_free(struct bc_functab *t);
+/* Appends a copy of name/object; sets id to the new index. -errno. */
+int bc_functab_add(struct bc_functab *t, const char *name, const char *object,
+		   uint64_t addr, uint64_t size, uint64_t offset);
+const struct bc_func *bc_functab_get(const struct bc_functab *t, uint32_t id);
+
+/* A decoded, validated record plus what the decoder resolved for it. */
+struct bc_event {
+	const struct bc_rec_head *rec; /* points into the producer's buffer */
+	const struct bc_func *func;    /* FUNC_ENTRY/RETURN; NULL if unknown */
+	const char *sys_name;          /* SYS_ENTER/EXIT; NULL if unknown */
+};
+
+/*
+ * Validates one raw record of `len` bytes (size field, kind, per-kind size,
+ * string lengths) and fills `ev`. Returns the record's size, or -EINVAL for
+ * anything malformed: producers skip bad records, never trust them.
+ */
+int bc_decode(const void *data, size_t len, const struct bc_functab *funcs,
+	      struct bc_event *ev);
+
+/* An r-x (or other) mapping of a traced process, from /proc/PID/maps. */
+struct bc_mapping {
+	uint32_t pid;
+	uint64_t ktime; /* when it was seen */
+	uint64_t start;
+	uint64_t end;
+	uint64_t offset; /* file offset of start */
+	uint32_t prot;   /* PROT_READ|PROT_WRITE|PROT_EXEC */
+	const char *path;
+};
+
+/* What is known when recording starts. */
+struct bc_session {
+	char *const *argv;   /* traced command, NULL-terminated */
+	uint32_t root_pid;   /* the launched process */
+	uint64_t start_ktime; /* CLOCK_MONOTONIC ns at start */
+	int64_t wall_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
+	const char *options;  /* the record command line, for log.xml */
+	const char *cwd;
+	const struct bc_functab *funcs;
+	uint32_t ringbuf_bytes;
+	bool syscalls;
+};
+
+/* What is known when recording ends. */
+struct bc_session_end {
+	uint64_t end_ktime;
+	int exit_status;     /* wait(2) status of the root process, -1 unknown */
+	uint64_t events;     /* records delivered */
+	uint64_t bad_records; /* records the decoder refused */
+	uint64_t lost[BC_LOSS_NR]; /* reserve failures, summed over CPUs */
+};
+
+struct bc_sink;
+
+struct bc_sink_ops {
+	const char *name;
+	int (*begin)(struct bc_sink *s, const struct bc_session *sess);
+	int (*event)(struct bc_sink *s, const struct bc_event *ev);
+	int (*mapping)(struct bc_sink *s, const struct bc_mapping *m);
+	int (*end)(struct bc_sink *s, const struct bc_session_end *end);
+	void (*destroy)(struct bc_sink *s);
+};
+
+/* Sinks embed this as their first member. Any op may be NULL. */
+struct bc_sink {
+	const struct bc_sink_ops *ops;
+};
+
+static inline int bc_sink_begin(struct bc_sink *s, const struct bc_session *x)
+{
+	return s->ops->begin ? s->ops->begin(s, x) : 0;
+}
+static inline int bc_sink_event(struct bc_sink *s, const struct bc_event *e)
+{
+	return s->ops->event ? s->ops->event(s, e) : 0;
+}
+static inline int bc_sink_mapping(struct bc_sink *s, const struct bc_mapping *m)
+{
+	return s->ops->mapping ? s->ops->mapping(s, m) : 0;
+}
+static inline int bc_sink_end(struct bc_sink *s, const struct bc_session_end *x)
+{
+	return s->ops->end ? s->ops->end(s, x) : 0;
+}
+static inline void bc_sink_destroy(struct bc_sink *s)
+{
+	if (s && s->ops->destroy)
+		s->ops->destroy(s);
+}
+
+#endif /* BPFCOLLECT_MODEL_H */

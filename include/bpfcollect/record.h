@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Records written by the BPF programs into the ring buffer.
+ *
+ * This header is shared by bpf/ (compiled against vmlinux.h) and user/
+ * (compiled against <linux/types.h>); it holds nothing but fixed-width
+ * types. The same byte layout is what the `.er` private data files store
+ * (docs/experiment-format.md), so a record travels from the kernel to disk
+ * unchanged and a reader validates it exactly like the ring decoder does.
+ *
+ * Every record starts with struct bc_rec_head. `size` is the whole record in
+ * bytes, always a multiple of 8, so records can be laid end to end as
+ * packets of a gprofng-style data file (u16 tsize, u16 type).
+ */
+#ifndef BPFCOLLECT_RECORD_H
+#define BPFCOLLECT_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Record kinds. Values are part of the on-disk format: never renumber. */
+enum bc_rec_kind {
+	BC_REC_FUNC_ENTRY = 0x101,   /* uprobe on a traced function */
+	BC_REC_FUNC_RETURN = 0x102,  /* uretprobe of the same function */
+	BC_REC_SYS_ENTER = 0x103,    /* raw syscall entry */
+	BC_REC_SYS_EXIT = 0x104,     /* raw syscall exit */
+	BC_REC_PROC_FORK = 0x105,    /* new process (fork/vfork/clone) */
+	BC_REC_THREAD_START = 0x106, /* new thread in a traced process */
+	BC_REC_PROC_EXEC = 0x107,    /* successful execve */
+	BC_REC_THREAD_EXIT = 0x108,  /* a thread exited (not the last one) */
+	BC_REC_PROC_EXIT = 0x109,    /* the last thread of a process exited */
+	BC_REC_LOST = 0x10a,         /* written by the agent: events lost */
+};
+
+/* Loss counters are kept per CPU and per class (index into the array). */
+enum bc_loss_class {
+	BC_LOSS_FUNC = 0,
+	BC_LOSS_SYSCALL = 1,
+	BC_LOSS_PROC = 2,
+	BC_LOSS_NR = 3,
+};
+
+#define BC_COMM_LEN 16
+#define BC_PATH_LEN 256
+#define BC_MAX_DEPTH 128 /* pending entries kept per thread (power of 2) */
+
+struct bc_rec_head {
+	__u16 size;  /* whole record, bytes, multiple of 8 */
+	__u16 kind;  /* enum bc_rec_kind */
+	__u32 depth; /* traced-function call depth of the thread */
+	__u32 pid;   /* thread group id */
+	__u32 tid;   /* kernel thread id */
+	__u64 seq;   /* per-thread sequence number, from 1 */
+	__u64 ktime; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC, ns */
+};
+
+struct bc_rec_func_entry {
+	struct bc_rec_head h;
+	__u32 func_id; /* BPF cookie: index into the function table */
+	__u32 cpu;
+	__u64 sp; /* user stack pointer at entry */
+};
+
+struct bc_rec_func_return {
+	struct bc_rec_head h;
+	__u32 func_id;
+	__u32 cpu;
+	__u64 entry_ktime; /* 0 when the entry was not seen */
+	__u64 retval;      /* raw rax */
+};
+
+struct bc_rec_sys_enter {
+	struct bc_rec_head h;
+	__u32 nr;
+	__u32 cpu;
+	__u64 args[6];
+};
+
+struct bc_rec_sys_exit {
+	struct bc_rec_head h;
+	__u32 nr;
+	__u32 cpu;
+	__s64 ret;
+	__u64 enter_ktime; /* 0 when the entry was not seen */
+};
+
+/* BC_REC_PROC_FORK and BC_REC_THREAD_START; written by the parent thread. */
+struct bc_rec_fork {
+	struct bc_rec_head h;
+	__u32 child_pid;
+	__u32 child_tid;
+	__u64 clone_flags;
+	char comm[BC_COMM_LEN];
+};
+
+struct bc_rec_exec {
+	struct bc_rec_head h;
+	__u32 old_tid;
+	__u32 filename_len; /* bytes of filename used, without NUL */
+	char comm[BC_COMM_LEN];
+	char filename[BC_PATH_LEN];
+};
+
+/* BC_REC_THREAD_EXIT and BC_REC_PROC_EXIT */
+struct bc_rec_exit {
+	struct bc_rec_head h;
+	__s32 exit_code; /* task->exit_code: wait(2) status encoding */
+	__u32 pad;
+	char comm[BC_COMM_LEN];
+};
+
+/* Written by the agent (never by BPF) when reserve failures were counted. */
+struct bc_rec_lost {
+	struct bc_rec_head h;
+	__u32 loss_class; /* enum bc_loss_class */
+	__u32 cpu;
+	__u64 count;
+};
+
+#endif /* BPFCOLLECT_RECORD_H */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* x86-64 syscall numbers and names (table generated at build time). */
+#ifndef BPFCOLLECT_SYSCALLS_H
+#define BPFCOLLECT_SYSCALLS_H
+
+#define BC_SYSCALL_MAX 512
+
+extern const char *const bc_syscall_names[BC_SYSCALL_MAX];
+
+/* Name of syscall nr, or NULL when the build's headers do not know it. */
+const char *bc_syscall_name(unsigned int nr);
+/* Number of a syscall by name, or -1. */
+int bc_syscall_nr(const char *name);
+
+#endif

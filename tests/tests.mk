@@ -1,0 +1,54 @@
+# Test build rules, included by the top-level Makefile.
+#
+# Unit tests: every tests/unit/test_*.c is one cmocka program. Each is built
+# twice: with ASan+UBSan (run directly) and plain (run under valgrind, which
+# fails the run on any leak or memory error). Fragments tests/unit/*.mk may
+# add fixtures a test needs (ELF files built by the suite, ...): they append
+# to UNIT_FIXTURES.
+#
+# Integration tests (tests/integration/run.sh) run the real bpfcollect binary
+# as root against targets in tests/targets/, built here.
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_SAN := $(patsubst tests/unit/%.c,$(O)/tests/san/%,$(UNIT_SRCS))
+UNIT_PLAIN := $(patsubst tests/unit/%.c,$(O)/tests/plain/%,$(UNIT_SRCS))
+UNIT_FIXTURES :=
+TARGETS_SRCS := $(wildcard tests/targets/*.c)
+TARGET_BINS := $(patsubst tests/targets/%.c,$(O)/tests/targets/%,$(TARGETS_SRCS))
+
+-include $(wildcard tests/unit/*.mk)
+
+VALGRIND ?= valgrind
+VALGRIND_FLAGS := --quiet --leak-check=full --show-leak-kinds=definite,indirect,possible \
+	--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=97
+
+$(O)/tests/san/test_%: tests/unit/test_%.c $(O)/libbpfcollect-san.a $(UNIT_FIXTURES)
+	$(msg) CC $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -DFIXTURE_DIR='"$(abspath $(O)/tests/fixtures)"' \
+		-o $@ $< $(O)/libbpfcollect-san.a $(PC_LIBS) $(CMOCKA_LIBS)
+
+$(O)/tests/plain/test_%: tests/unit/test_%.c $(O)/libbpfcollect.a $(UNIT_FIXTURES)
+	$(msg) CC $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -DFIXTURE_DIR='"$(abspath $(O)/tests/fixtures)"' \
+		-o $@ $< $(O)/libbpfcollect.a $(PC_LIBS) $(CMOCKA_LIBS)
+
+# Targets are built the way users build programs: -O2, frame pointers kept so
+# call stacks stay meaningful; -fno-inline keeps every counted call a real call.
+$(O)/tests/targets/%: tests/targets/%.c
+	$(msg) CC $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 $(WARN) -g -O2 -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+
+unit: $(UNIT_SAN) $(UNIT_PLAIN)
+	@set -e; for t in $(UNIT_SAN); do \
+		echo "== $$t (ASan+UBSan)"; ASAN_OPTIONS=detect_leaks=1 $$t; done
+	@set -e; for t in $(UNIT_PLAIN); do \
+		echo "== $$t (valgrind)"; $(VALGRIND) $(VALGRIND_FLAGS) $$t; done
+
+integration: $(BIN) $(TARGET_BINS) $(DEMO)
+	tests/integration/run.sh $(O)
+
+check: unit integration
+	@echo "make check: all tests passed"

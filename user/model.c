@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/* The function table and the one record decoder every producer uses. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpfcollect/model.h"
+#include "bpfcollect/syscalls.h"
+
+void bc_functab_init(struct bc_functab *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void bc_functab_free(struct bc_functab *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].name);
+		free(t->v[i].object);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+int bc_functab_add(struct bc_functab *t, const char *name, const char *object, uint64_t addr,
+		   uint64_t size, uint64_t offset)
+{
+	if (t->n >= UINT32_MAX)
+		return -E2BIG;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct bc_func *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	struct bc_func *f = &t->v[t->n];
+
+	f->name = strdup(name);
+	f->object = strdup(object);
+	if (!f->name || !f->object) {
+		free(f->name);
+		free(f->object);
+		return -ENOMEM;
+	}
+	f->id = (uint32_t)t->n;
+	f->addr = addr;
+	f->size = size;
+	f->offset = offset;
+	t->n++;
+	return 0;
+}
+
+const struct bc_func *bc_functab_get(const struct bc_functab *t, uint32_t id)
+{
+	return t && id < t->n ? &t->v[id] : NULL;
+}
+
+/* Minimum size of each kind; larger records are allowed (future fields, captured data). */
+static size_t min_size(uint16_t kind)
+{
+	switch (kind) {
+	case BC_REC_FUNC_ENTRY:
+		return sizeof(struct bc_rec_func_entry);
+	case BC_REC_FUNC_RETURN:
+		return sizeof(struct bc_rec_func_return);
+	case BC_REC_SYS_ENTER:
+		return sizeof(struct bc_rec_sys_enter);
+	case BC_REC_SYS_EXIT:
+		return sizeof(struct bc_rec_sys_exit);
+	case BC_REC_PROC_FORK:
+	case BC_REC_THREAD_START:
+		return sizeof(struct bc_rec_fork);
+	case BC_REC_PROC_EXEC:
+		return sizeof(struct bc_rec_exec);
+	case BC_REC_THREAD_EXIT:
+	case BC_REC_PROC_EXIT:
+		return sizeof(struct bc_rec_exit);
+	case BC_REC_LOST:
+		return sizeof(struct bc_rec_lost);
+	default:
+		return 0;
+	}
+}
+
+int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, struct bc_event *ev)
+{
+	const struct bc_rec_head *h = data;
+	size_t need;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!data || len < sizeof(*h) || ((uintptr_t)data & 7))
+		return -EINVAL;
+	if (h->size < sizeof(*h) || h->size > len || (h->size & 7))
+		return -EINVAL;
+	need = min_size(h->kind);
+	if (!need || h->size < need)
+		return -EINVAL;
+
+	switch (h->kind) {
+	case BC_REC_FUNC_ENTRY:
+		ev->func = bc_functab_get(funcs, ((const struct bc_rec_func_entry *)h)->func_id);
+		break;
+	case BC_REC_FUNC_RETURN:
+		ev->func = bc_functab_get(funcs, ((const struct bc_rec_func_return *)h)->func_id);
+		break;
+	case BC_REC_SYS_ENTER:
+		ev->sys_name = bc_syscall_name(((const struct bc_rec_sys_enter *)h)->nr);
+		break;
+	case BC_REC_SYS_EXIT:
+		ev->sys_name = bc_syscall_name(((const struct bc_rec_sys_exit *)h)->nr);
+		break;
+	case BC_REC_PROC_EXEC: {
+		const struct bc_rec_exec *x = (const void *)h;
+
+		if (x->filename_len >= BC_PATH_LEN)
+			return -EINVAL;
+		break;
+	}
+	case BC_REC_LOST:
+		if (((const struct bc_rec_lost *)h)->loss_class >= BC_LOSS_NR)
+			return -EINVAL;
+		break;
+	default:
+		break;
+	}
+	ev->rec = h;
+	return h->size;
+}

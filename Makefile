@@ -58,9 +58,11 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude -I$(O)/include \
 	-Wall -Werror -Wno-unused-function
 
+# Each concern has its own .bpf.c; they share maps (declared __weak in
+# bpf/common.bpf.h) and are statically linked into one object, one skeleton.
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
-SKELS := $(patsubst bpf/%.bpf.c,$(O)/include/%.skel.h,$(BPF_SRCS))
+SKELS := $(O)/include/collect.skel.h
 
 # user/main.c is the CLI; everything else is a library the tests link too.
 LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
@@ -81,10 +83,14 @@ $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/bpfcollect/
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(O)/include/%.skel.h: $(O)/bpf/%.bpf.o
+$(O)/bpf/collect.o: $(BPF_OBJS)
+	$(msg) BPFLINK $@
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(O)/include/collect.skel.h: $(O)/bpf/collect.o
 	$(msg) SKEL $@
 	@mkdir -p $(@D)
-	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+	$(Q)$(BPFTOOL) gen skeleton $< name collect_bpf > $@.tmp && mv $@.tmp $@
 
 $(O)/gen/syscall_names.c: tools/gen-syscall-names.sh
 	$(msg) GEN $@

@@ -5,7 +5,16 @@
 
 const char *bc_syscall_name(unsigned int nr)
 {
-	return nr < BC_SYSCALL_MAX ? bc_syscall_names[nr] : NULL;
+	if (nr >= BC_SYSCALL_MAX)
+		return NULL;
+	if (bc_syscall_names[nr])
+		return bc_syscall_names[nr];
+	/* Newer than the build's uapi headers, but the tracer's own: name them. */
+	if (nr == BC_SYSCALL_URETPROBE)
+		return "uretprobe";
+	if (nr == BC_SYSCALL_UPROBE)
+		return "uprobe";
+	return NULL;
 }
 
 int bc_syscall_nr(const char *name)

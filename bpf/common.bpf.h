@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * State shared by every bpfcollect BPF program. Each .bpf.c includes this;
+ * the maps are __weak so `bpftool gen object` merges them into one object
+ * and one skeleton, while each concern keeps its own source file.
+ */
+#ifndef BPFCOLLECT_COMMON_BPF_H
+#define BPFCOLLECT_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "bpfcollect/record.h"
+
+#define BC_DEPTH_MASK (BC_MAX_DEPTH - 1)
+
+/* Per-thread state; lives in task storage, so it dies with the thread. */
+struct task_state {
+	__u64 seq;             /* last sequence number handed out */
+	__u32 depth;           /* traced-function frames currently open */
+	__u32 sys_nr;          /* syscall in progress */
+	__u64 sys_enter_ktime; /* 0 when no syscall entry is pending */
+	__u64 entry_ktime[BC_MAX_DEPTH];
+	__u64 entry_sp[BC_MAX_DEPTH];
+};
+
+/* The agent sizes it (power of two, multiple of the page size) before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} events SEC(".maps") __weak;
+
+/* Thread-group ids being traced. The agent seeds it; fork children join in BPF. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u32);
+} traced_pids SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} task_states SEC(".maps") __weak;
+
+/* Ring-buffer reserve failures, per CPU, per enum bc_loss_class. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BC_LOSS_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost_events SEC(".maps") __weak;
+
+static __always_inline bool pid_is_traced(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&traced_pids, &tgid) != NULL;
+}
+
+static __always_inline struct task_state *current_task_state(void)
+{
+	return bpf_task_storage_get(&task_states, bpf_get_current_task_btf(), 0,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+static __always_inline void count_lost(__u32 loss_class)
+{
+	__u64 *n = bpf_map_lookup_elem(&lost_events, &loss_class);
+
+	if (n)
+		*n += 1;
+}
+
+/*
+ * Reserves a record and fills its head. The sequence number is consumed even
+ * when the reserve fails, so a loss shows as a gap in the thread's sequence.
+ */
+static __always_inline void *record_reserve(__u32 size, __u16 kind, __u32 loss_class,
+					    struct task_state *ts, __u32 depth, __u64 now)
+{
+	__u64 seq = ts ? ++ts->seq : 0;
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bc_rec_head *h;
+
+	h = bpf_ringbuf_reserve(&events, size, 0);
+	if (!h) {
+		count_lost(loss_class);
+		return NULL;
+	}
+	h->size = size;
+	h->kind = kind;
+	h->depth = depth;
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->seq = seq;
+	h->ktime = now;
+	return h;
+}
+
+/*
+ * Never wakes the agent for a single record (that would triple the cost of a
+ * probe hit); it drains on a timer and is woken only when the ring passes a
+ * quarter full, so a burst cannot overrun it between two timer ticks.
+ */
+static __always_inline void record_submit(void *rec)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+
+	bpf_ringbuf_submit(rec, avail > size / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
+#endif /* BPFCOLLECT_COMMON_BPF_H */

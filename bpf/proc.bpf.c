@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Process lifecycle of traced processes: fork/clone, exec, exit. Children of
+ * traced processes join traced_pids here, in the parent's fork, before the
+ * child first runs: nothing a descendant does can be missed.
+ */
+#include "common.bpf.h"
+
+/* -F off: children are reported but not traced. */
+const volatile bool follow_children = true;
+
+#define CLONE_VM      0x00000100
+#define CLONE_FS      0x00000200
+#define CLONE_FILES   0x00000400
+#define CLONE_SIGHAND 0x00000800
+#define CLONE_VFORK   0x00004000
+#define CLONE_THREAD  0x00010000
+
+/*
+ * The tracepoint does not pass clone flags; rebuild the ones that tell a
+ * thread, a fork-like child and other clones apart from what the child shares.
+ */
+static __always_inline __u64 shared_with_parent(struct task_struct *parent,
+						struct task_struct *child)
+{
+	__u64 flags = 0;
+
+	if (child->mm == parent->mm)
+		flags |= CLONE_VM;
+	if (child->fs == parent->fs)
+		flags |= CLONE_FS;
+	if (child->files == parent->files)
+		flags |= CLONE_FILES;
+	if (child->sighand == parent->sighand)
+		flags |= CLONE_SIGHAND;
+	if (child->tgid == parent->tgid)
+		flags |= CLONE_THREAD;
+	if (child->vfork_done)
+		flags |= CLONE_VFORK;
+	return flags;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 parent_tgid = parent->tgid, child_tgid = child->tgid;
+	bool is_thread = child_tgid == parent_tgid;
+	struct bc_rec_fork *rec;
+	struct task_state *ts;
+	__u64 now;
+
+	if (!pid_is_traced(parent_tgid))
+		return 0;
+	if (!is_thread && follow_children) {
+		__u32 one = 1;
+
+		bpf_map_update_elem(&traced_pids, &child_tgid, &one, BPF_NOEXIST);
+	}
+	now = bpf_ktime_get_ns();
+	ts = current_task_state();
+	rec = record_reserve(sizeof(*rec), is_thread ? BC_REC_THREAD_START : BC_REC_PROC_FORK,
+			     BC_LOSS_PROC, ts, ts ? ts->depth : 0, now);
+	if (!rec)
+		return 0;
+	rec->child_pid = child_tgid;
+	rec->child_tid = child->pid;
+	rec->clone_flags = shared_with_parent(parent, child);
+	__builtin_memcpy(rec->comm, child->comm, sizeof(rec->comm));
+	record_submit(rec);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct bc_rec_exec *rec;
+	struct task_state *ts;
+	long len;
+	__u64 now;
+
+	if (!pid_is_traced(p->tgid))
+		return 0;
+	now = bpf_ktime_get_ns();
+	ts = current_task_state();
+	rec = record_reserve(sizeof(*rec), BC_REC_PROC_EXEC, BC_LOSS_PROC, ts, 0, now);
+	if (!rec)
+		return 0;
+	/* A new image has no traced frames open: the old ones never return. */
+	if (ts)
+		ts->depth = 0;
+	rec->old_tid = old_pid;
+	__builtin_memcpy(rec->comm, p->comm, sizeof(rec->comm));
+	len = bpf_probe_read_kernel_str(rec->filename, sizeof(rec->filename), bprm->filename);
+	rec->filename_len = len > 0 ? len - 1 : 0;
+	if (len <= 0)
+		rec->filename[0] = 0;
+	record_submit(rec);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(proc_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	struct bc_rec_exit *rec;
+	struct task_state *ts;
+	bool group_dead;
+	__u64 now;
+
+	if (!pid_is_traced(tgid))
+		return 0;
+	/* signal->live is already decremented for this thread: 0 means last one. */
+	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
+	now = bpf_ktime_get_ns();
+	ts = current_task_state();
+	rec = record_reserve(sizeof(*rec), group_dead ? BC_REC_PROC_EXIT : BC_REC_THREAD_EXIT,
+			     BC_LOSS_PROC, ts, ts ? ts->depth : 0, now);
+	if (rec) {
+		rec->exit_code = p->exit_code;
+		rec->pad = 0;
+		__builtin_memcpy(rec->comm, p->comm, sizeof(rec->comm));
+		record_submit(rec);
+	}
+	if (group_dead)
+		bpf_map_delete_elem(&traced_pids, &tgid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

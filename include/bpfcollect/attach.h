@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Attaching the generic entry/return programs to every function of the table. */
+#ifndef BPFCOLLECT_ATTACH_H
+#define BPFCOLLECT_ATTACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bpfcollect/model.h"
+
+struct bpf_program;
+struct bpf_link;
+
+struct bc_attachment {
+	/* uprobe_multi links, one per object and kind: [0] entry, [1] return */
+	int *link_fds[2];
+	size_t n_link_fds[2];
+	/* fallback: one perf uprobe per function and kind */
+	struct bpf_link **links[2];
+	size_t n_links[2];
+	size_t n_probes; /* functions probed (entry and return count once) */
+};
+
+/*
+ * Attaches entry and return to every function of funcs. With use_multi the
+ * programs must have been loaded with the uprobe_multi expected attach type;
+ * otherwise per-function perf uprobes carry the cookie. On error everything
+ * attached so far is detached and err holds one line.
+ */
+int bc_attach_functions(struct bpf_program *entry, struct bpf_program *ret,
+			const struct bc_functab *funcs, bool use_multi, struct bc_attachment *att,
+			char *err, size_t errlen);
+
+/*
+ * Detaches everything. Return probes go first, all at once: each detach
+ * waits for an SRCU grace period that the return probes' pending instances
+ * hold up, and a traced process that keeps calling probed functions keeps
+ * making new ones, so detaching an entry link (or one return link) while
+ * other return links live can wait forever.
+ */
+void bc_detach_functions(struct bc_attachment *att);
+
+#endif

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `.er` experiments: naming, the writer sink and the reader that replays an
+ * experiment into any sink. The layout of every file is in
+ * docs/experiment-format.md; gprofng reads log.xml, map.xml and overview,
+ * and ignores bpfcollect's private files (functions, functrace, syscalls,
+ * proctrace).
+ */
+#ifndef BPFCOLLECT_EXPERIMENT_H
+#define BPFCOLLECT_EXPERIMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfcollect/model.h"
+
+/* Version of bpfcollect's private files and log.xml comments (`format=` key). */
+#define BC_ER_FORMAT	   1
+#define BC_ER_DEFAULT_NAME "test.1.er"
+
+/*
+ * Creates a new experiment directory DIR/NAME (dir NULL: the current
+ * directory; name NULL: "test.1.er") and writes its path to path. NAME must
+ * end in ".er". When NAME has the form STEM.N.er and exists, N moves up to
+ * the first free name (mkdir is the atomic test, so two recorders never
+ * share a directory); any other existing NAME is an error. Returns 0 or a
+ * negative errno with one line in err.
+ */
+int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen, char *err,
+		  size_t errlen);
+
+/* The private data files, by record kind. */
+enum bc_er_file {
+	BC_ER_FUNCTRACE, /* FUNC_ENTRY, FUNC_RETURN */
+	BC_ER_SYSCALLS,	 /* SYS_ENTER, SYS_EXIT */
+	BC_ER_PROCTRACE, /* PROC_FORK, THREAD_START, PROC_EXEC, THREAD_EXIT, PROC_EXIT, LOST */
+	BC_ER_NFILES,
+};
+
+const char *bc_er_file_name(enum bc_er_file f);
+/* The file a record kind is stored in, or -EINVAL for a kind no file takes. */
+int bc_er_file_for_kind(unsigned int kind);
+
+/*
+ * The `.er` writer sink, for an experiment directory bc_exp_create made.
+ * begin() creates log.xml, map.xml, functions and the data files; records
+ * are buffered (64 KiB per file) and hit the disk as whole records only.
+ * Any op returns a negative errno on failure (-ENOSPC: disk full); what is
+ * already on disk stays a valid experiment. Returns NULL with err set.
+ */
+struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen);
+
+/* Writes buffered records now, so a live reader sees them (agent's drain timer). */
+int bc_er_sink_flush(struct bc_sink *sink);
+
+/* What reading one data file found. */
+struct bc_er_file_stats {
+	uint64_t bytes;		  /* file size */
+	uint64_t records;	  /* valid records replayed */
+	uint64_t bad_records;	  /* well-framed records that failed validation, skipped */
+	uint64_t truncated_bytes; /* torn final record, or the rest after a bad size */
+	bool stopped;		  /* a bad record size ended reading early */
+};
+
+/*
+ * What an experiment says about itself, and what reading it found. Strings
+ * are NULL when the experiment does not say. bc_er_read fills it; release it
+ * with bc_er_info_free whatever bc_er_read returned.
+ */
+struct bc_er_info {
+	/* log.xml */
+	unsigned int version_major; /* <experiment version="12.4"> */
+	unsigned int version_minor;
+	unsigned int format; /* bpfcollect format=, 0 when not written by bpfcollect */
+	char *collector;     /* "bpfcollect 0.1.0" */
+	char *cmdline;	     /* <process> text: argv joined with spaces */
+	char **argv;	     /* exact argv (command: comment), else cmdline split; never NULL */
+	char *options;	     /* the record command line */
+	char *cwd;
+	char *hostname;
+	char *os;     /* "Linux 6.1.0-..." */
+	char *kernel; /* release the agent ran on */
+	char *libbpf; /* libbpf version of the agent */
+	uint32_t root_pid;
+	uint32_t ppid;
+	uint64_t start_ktime;	/* run tstamp: CLOCK_MONOTONIC ns */
+	int64_t wall_time;	/* run time=: seconds since the epoch */
+	int64_t wall_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
+	uint32_t ringbuf_bytes;
+	bool syscalls;
+	bool closed;	      /* exit event seen; false: still recording, or the agent died */
+	uint64_t exit_tstamp; /* exit event, ns after start (closed only) */
+	int exit_status;      /* wait(2) status of the root process, -1 unknown */
+	bool have_counts;     /* the end-of-run counts line was found */
+	uint64_t lost[BC_LOSS_NR];
+	uint64_t events;	  /* records the agent delivered */
+	uint64_t bad_records;	  /* records the agent's decoder refused */
+	uint64_t records_written; /* records the writer stored in the data files */
+
+	/* functions: owned, referenced by replayed events */
+	struct bc_functab funcs;
+
+	/* what this read found */
+	size_t mappings;
+	uint64_t events_read;		   /* events passed to the sink */
+	uint64_t last_ktime;		   /* of the last event or mapping replayed */
+	uint64_t lost_records[BC_LOSS_NR]; /* sum of LOST records read */
+	struct bc_er_file_stats files[BC_ER_NFILES];
+	uint64_t bad_records_read; /* sum over files */
+	uint64_t truncated_bytes;  /* sum over files */
+	char *notes;		   /* problems found, one per line; NULL if none */
+};
+
+/*
+ * Reads the experiment at exp_path and replays it into sink (NULL: only fill
+ * info): begin, then mappings and events merged in time order (ktime, then
+ * tid and seq; one thread's records of one file keep their file order), then
+ * end. A live or crashed experiment (no exit event) is read as far as it is
+ * whole and reported in info->closed. Returns 0 or a negative errno with one
+ * line in err naming the file (and line) at fault; a sink error stops the
+ * replay and is returned as is.
+ */
+int bc_er_read(const char *exp_path, struct bc_sink *sink, struct bc_er_info *info, char *err,
+	       size_t errlen);
+void bc_er_info_free(struct bc_er_info *info);
+
+#endif /* BPFCOLLECT_EXPERIMENT_H */

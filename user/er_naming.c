@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/* Experiment names (collect's -o/-d rules) and the names of the files inside. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bpfcollect/experiment.h"
+
+static const char *const file_names[BC_ER_NFILES] = {
+	[BC_ER_FUNCTRACE] = "functrace",
+	[BC_ER_SYSCALLS] = "syscalls",
+	[BC_ER_PROCTRACE] = "proctrace",
+};
+
+const char *bc_er_file_name(enum bc_er_file f)
+{
+	return (unsigned int)f < BC_ER_NFILES ? file_names[f] : NULL;
+}
+
+int bc_er_file_for_kind(unsigned int kind)
+{
+	switch (kind) {
+	case BC_REC_FUNC_ENTRY:
+	case BC_REC_FUNC_RETURN:
+		return BC_ER_FUNCTRACE;
+	case BC_REC_SYS_ENTER:
+	case BC_REC_SYS_EXIT:
+		return BC_ER_SYSCALLS;
+	case BC_REC_PROC_FORK:
+	case BC_REC_THREAD_START:
+	case BC_REC_PROC_EXEC:
+	case BC_REC_THREAD_EXIT:
+	case BC_REC_PROC_EXIT:
+	case BC_REC_LOST:
+		return BC_ER_PROCTRACE;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * Splits "STEM.N.er" into the length of "STEM." and N. Returns false for
+ * names without a number there (those are never renumbered).
+ */
+static bool split_numbered(const char *name, size_t *prefix_len, unsigned long *n, int *width)
+{
+	size_t len = strlen(name) - 3; /* without ".er" */
+	size_t digits = 0;
+
+	while (digits < len && name[len - 1 - digits] >= '0' && name[len - 1 - digits] <= '9')
+		digits++;
+	/* need "X." before the digits: a non-empty stem and the dot */
+	if (!digits || digits > 9 || len - digits < 2 || name[len - digits - 1] != '.')
+		return false;
+	*prefix_len = len - digits;
+	*n = strtoul(name + *prefix_len, NULL, 10);
+	*width = (int)digits;
+	return true;
+}
+
+int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen, char *err,
+		  size_t errlen)
+{
+	const char *sep = dir && *dir && dir[strlen(dir) - 1] != '/' ? "/" : "";
+	size_t prefix_len = 0;
+	unsigned long n = 0;
+	int width = 0, len;
+	bool numbered;
+
+	if (!name)
+		name = BC_ER_DEFAULT_NAME;
+	if (!dir)
+		dir = "";
+	len = (int)strlen(name);
+	if (len < 4 || strcmp(name + len - 3, ".er") != 0 || name[len - 4] == '/') {
+		snprintf(err, errlen, "experiment name '%s' must end in .er (e.g. test.1.er)",
+			 name);
+		return -EINVAL;
+	}
+	numbered = split_numbered(name, &prefix_len, &n, &width);
+
+	/* each mkdir is the atomic claim; a name taken meanwhile just moves N up again */
+	for (unsigned int tries = 0; tries < 100000; tries++) {
+		if (numbered)
+			len = snprintf(path, pathlen, "%s%s%.*s%0*lu.er", dir, sep, (int)prefix_len,
+				       name, width, n);
+		else
+			len = snprintf(path, pathlen, "%s%s%s", dir, sep, name);
+		if (len < 0 || (size_t)len >= pathlen || len >= PATH_MAX) {
+			snprintf(err, errlen, "experiment path %s%s%s is too long", dir, sep, name);
+			return -ENAMETOOLONG;
+		}
+		if (mkdir(path, 0755) == 0)
+			return 0;
+		if (errno != EEXIST) {
+			int e = errno;
+
+			snprintf(err, errlen, "cannot create experiment %s: %s", path, strerror(e));
+			return -e;
+		}
+		if (!numbered) {
+			snprintf(err, errlen,
+				 "experiment %s already exists; remove it or pick another -o",
+				 path);
+			return -EEXIST;
+		}
+		n++;
+	}
+	snprintf(err, errlen, "no free experiment name after %s; remove old experiments", path);
+	return -EEXIST;
+}

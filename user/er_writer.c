@@ -1,0 +1,701 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The `.er` writer sink. gprofng's files (log.xml, map.xml, overview) follow
+ * /work/shared/gprofng-format.md; bpfcollect's private files (functions and
+ * the raw record files) are described in docs/experiment-format.md.
+ *
+ * Two rules keep every experiment readable while it is written, and after a
+ * crash or a full disk: XML is appended whole elements per write(), and data
+ * files only ever hold whole records (a torn write is cut back).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "bpfcollect/experiment.h"
+#include "bpfcollect/xml.h"
+
+#define DATA_BUF_SIZE (64 * 1024)
+#define NSEC_PER_SEC  1000000000ULL
+
+/* A growable string; allocation failure is sticky and checked once at the end. */
+struct strbuf {
+	char *s;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+static bool sb_reserve(struct strbuf *b, size_t more)
+{
+	if (b->oom)
+		return false;
+	if (b->len + more + 1 <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 256;
+
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	char *s = realloc(b->s, cap);
+
+	if (!s) {
+		b->oom = true;
+		return false;
+	}
+	b->s = s;
+	b->cap = cap;
+	return true;
+}
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !sb_reserve(b, n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, n + 1, fmt, ap);
+	va_end(ap);
+	b->len += n;
+}
+
+static void sb_putc(struct strbuf *b, char c)
+{
+	if (!sb_reserve(b, 1))
+		return;
+	b->s[b->len++] = c;
+	b->s[b->len] = '\0';
+}
+
+static void sb_escaped(struct strbuf *b, const char *s)
+{
+	size_t n = bc_xml_escape(NULL, 0, s ? s : "");
+
+	if (!sb_reserve(b, n))
+		return;
+	bc_xml_escape(b->s + b->len, n + 1, s ? s : "");
+	b->len += n;
+}
+
+/*
+ * Appends s as one shell word: comment lines stay readable in gprofng's
+ * header and parse back exactly. Single quotes unless s holds one; then
+ * double quotes, which our reader treats literally but for backslash.
+ */
+static void sb_shell_word(struct strbuf *b, const char *s)
+{
+	const char *safe =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-";
+
+	if (*s && strspn(s, safe) == strlen(s)) {
+		sb_printf(b, "%s", s);
+	} else if (!strchr(s, '\'')) {
+		sb_printf(b, "'%s'", s);
+	} else {
+		sb_putc(b, '"');
+		for (; *s; s++) {
+			if (*s == '"' || *s == '\\')
+				sb_putc(b, '\\');
+			sb_putc(b, *s);
+		}
+		sb_putc(b, '"');
+	}
+}
+
+/* An XML comment event that gprofng prints verbatim in the header (id 400). */
+static void sb_comment(struct strbuf *b, const struct strbuf *text)
+{
+	sb_printf(b, "<event kind=\"comment\" id=\"400\">");
+	sb_escaped(b, text->oom ? "" : text->s);
+	sb_printf(b, "</event>\n");
+}
+
+struct data_out {
+	int fd;
+	char *buf;
+	size_t used;
+	size_t buffered;  /* records in buf */
+	uint64_t size;	  /* bytes on disk: always a whole number of records */
+	uint64_t records; /* records on disk */
+	int err;	  /* sticky: after a failed write the file is frozen */
+};
+
+struct er_writer {
+	struct bc_sink sink;
+	char *path;
+	int dirfd;
+	int log_fd;
+	int map_fd;
+	uint64_t log_size;
+	uint64_t map_size;
+	struct data_out data[BC_ER_NFILES];
+	bool begun;
+	bool ended;
+	uint32_t root_pid;
+	uint64_t start_ktime;
+	uint64_t last_ktime;
+	uint64_t mappings;
+};
+
+static const struct bc_sink_ops er_ops;
+
+/*
+ * Appends len bytes with write(); if the disk fills part-way, the file is
+ * cut back to *size so it never ends in a torn element.
+ */
+static int append_whole(int fd, uint64_t *size, const char *s, size_t len)
+{
+	size_t done = 0;
+	int err;
+
+	while (done < len) {
+		ssize_t n = write(fd, s + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			if (done && ftruncate(fd, (off_t)*size) < 0)
+				err = -errno;
+			return err;
+		}
+		done += n;
+	}
+	*size += len;
+	return 0;
+}
+
+static int write_sb(int fd, uint64_t *size, const struct strbuf *b)
+{
+	if (b->oom)
+		return -ENOMEM;
+	return b->len ? append_whole(fd, size, b->s, b->len) : 0;
+}
+
+static uint16_t rec_size(const char *p)
+{
+	struct bc_rec_head h;
+
+	memcpy(&h, p, sizeof(h));
+	return h.size;
+}
+
+static int data_flush(struct data_out *d)
+{
+	size_t done = 0, keep = 0;
+	int err = 0;
+
+	if (d->err || !d->used)
+		return d->err;
+	while (done < d->used) {
+		ssize_t n = write(d->fd, d->buf + done, d->used - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += n;
+	}
+	if (!err) {
+		d->size += d->used;
+		d->records += d->buffered;
+		d->used = d->buffered = 0;
+		return 0;
+	}
+	/* keep the records that made it whole; drop a torn one */
+	while (keep + sizeof(struct bc_rec_head) <= done &&
+	       keep + rec_size(d->buf + keep) <= done) {
+		keep += rec_size(d->buf + keep);
+		d->records++;
+	}
+	if (keep != done && ftruncate(d->fd, (off_t)(d->size + keep)) < 0)
+		err = -errno;
+	d->size += keep;
+	d->used = d->buffered = 0;
+	d->err = err;
+	return err;
+}
+
+static int flush_all(struct er_writer *w)
+{
+	int err = 0;
+
+	for (int i = 0; i < BC_ER_NFILES; i++) {
+		int e = data_flush(&w->data[i]);
+
+		if (e && !err)
+			err = e;
+	}
+	return err;
+}
+
+int bc_er_sink_flush(struct bc_sink *sink)
+{
+	if (!sink || sink->ops != &er_ops)
+		return -EINVAL;
+	return flush_all((struct er_writer *)sink);
+}
+
+static int create_file(struct er_writer *w, const char *name, int *fd)
+{
+	*fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	return *fd < 0 ? -errno : 0;
+}
+
+static void sb_tstamp(struct strbuf *b, uint64_t ns)
+{
+	char t[BC_XML_TSTAMP_LEN];
+
+	sb_printf(b, "%s", bc_xml_format_tstamp(t, ns));
+}
+
+static uint64_t rel_time(const struct er_writer *w, uint64_t ktime)
+{
+	return ktime > w->start_ktime ? ktime - w->start_ktime : 0;
+}
+
+/* ppid, pgrp and sid of pid from /proc; zeros when it is gone (offline conversion). */
+static void proc_ids(uint32_t pid, int ids[3])
+{
+	char path[64], buf[1024];
+	ssize_t n;
+	int fd;
+
+	ids[0] = ids[1] = ids[2] = 0;
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	/* comm may hold anything, ')' included: the fields follow the last ')' */
+	char *p = strrchr(buf, ')');
+
+	if (!p || sscanf(p + 1, " %*c %d %d %d", &ids[0], &ids[1], &ids[2]) != 3)
+		ids[0] = ids[1] = ids[2] = 0;
+}
+
+/* <cpu id= clk=/> children of <system>, clock in MHz from /proc/cpuinfo. */
+static void sb_cpus(struct strbuf *b)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[256];
+	int cpu = -1, ncpus = 0;
+	double mhz;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "processor : %d", &cpu) == 1)
+				continue;
+			if (cpu >= 0 && sscanf(line, "cpu MHz : %lf", &mhz) == 1) {
+				sb_printf(b, "  <cpu id=\"%d\" clk=\"%.0f\"/>\n", cpu, mhz);
+				ncpus++;
+				cpu = -1;
+			}
+		}
+		fclose(f);
+	}
+	if (ncpus)
+		return;
+	/* no "cpu MHz" lines (some VMs, other arches): still say how many there are */
+	for (long i = 0, n = sysconf(_SC_NPROCESSORS_CONF); i < n; i++)
+		sb_printf(b, "  <cpu id=\"%ld\" clk=\"0\"/>\n", i);
+}
+
+static int write_functions(struct er_writer *w, const struct bc_functab *funcs)
+{
+	struct strbuf b = {0};
+	uint64_t size = 0;
+	int fd, err;
+
+	err = create_file(w, "functions", &fd);
+	if (err)
+		return err;
+	sb_printf(&b,
+		  "# bpfcollect functions %d: id object offset addr size name (tab-separated)\n",
+		  BC_ER_FORMAT);
+	for (size_t i = 0; funcs && i < funcs->n; i++) {
+		const struct bc_func *f = &funcs->v[i];
+		const char *fields[2] = {f->object ? f->object : "", f->name ? f->name : ""};
+
+		sb_printf(&b, "%u\t", f->id);
+		for (int k = 0; k < 2; k++) {
+			/* tabs and newlines are the file's separators: never let a name hold one */
+			for (const char *p = fields[k]; *p; p++)
+				sb_putc(&b, (unsigned char)*p < 0x20 ? '?' : *p);
+			if (k == 0)
+				sb_printf(&b, "\t0x%llx\t0x%llx\t%llu\t",
+					  (unsigned long long)f->offset,
+					  (unsigned long long)f->addr, (unsigned long long)f->size);
+		}
+		sb_putc(&b, '\n');
+	}
+	err = write_sb(fd, &size, &b);
+	free(b.s);
+	close(fd);
+	return err;
+}
+
+static void sb_header(struct strbuf *b, const struct bc_session *s, const struct utsname *u)
+{
+	char cwd[4096];
+	int ids[3];
+
+	sb_printf(b,
+		  "<experiment version=\"12.4\">\n<collector>bpfcollect %s</collector>\n"
+		  "</experiment>\n",
+		  BPFCOLLECT_VERSION);
+	sb_printf(b, "<system hostname=\"");
+	sb_escaped(b, u->nodename);
+	sb_printf(b, "\" arch=\"");
+	sb_escaped(b, u->machine);
+	sb_printf(b, "\" os=\"Linux ");
+	sb_escaped(b, u->release);
+	sb_printf(b, "\" pagesz=\"%ld\" npages=\"%ld\">\n", sysconf(_SC_PAGESIZE),
+		  sysconf(_SC_PHYS_PAGES));
+	sb_cpus(b);
+	sb_printf(b, "</system>\n");
+
+	proc_ids(s->root_pid, ids);
+	sb_printf(b, "<process pid=\"%u\"></process>\n", s->root_pid);
+	sb_printf(b, "<process ppid=\"%d\"></process>\n", ids[0]);
+	sb_printf(b, "<process pgrp=\"%d\"></process>\n", ids[1]);
+	sb_printf(b, "<process sid=\"%d\"></process>\n", ids[2]);
+	sb_printf(b, "<process cwd=\"");
+	sb_escaped(b, s->cwd ? s->cwd : getcwd(cwd, sizeof(cwd)) ? cwd : "");
+	sb_printf(b, "\"></process>\n<process wsize=\"64\"></process>\n<process>");
+	for (char *const *a = s->argv; a && *a; a++) {
+		sb_escaped(b, *a);
+		if (a[1])
+			sb_printf(b, " ");
+	}
+	sb_printf(b, "</process>\n");
+}
+
+/* bpfcollect's own facts, as comments: gprofng prints them, our reader parses them. */
+static void sb_begin_comments(struct strbuf *b, const struct bc_session *s, const struct utsname *u)
+{
+	struct strbuf t = {0};
+
+	sb_printf(&t, "bpfcollect: format=%d version=", BC_ER_FORMAT);
+	sb_shell_word(&t, BPFCOLLECT_VERSION);
+	sb_printf(&t, " kernel=");
+	sb_shell_word(&t, u->release);
+	sb_printf(&t, " libbpf=");
+	sb_shell_word(&t, libbpf_version_string());
+	sb_comment(b, &t);
+	if (s->options) {
+		t.len = 0;
+		sb_printf(&t, "bpfcollect: options=");
+		sb_shell_word(&t, s->options);
+		sb_comment(b, &t);
+	}
+	t.len = 0;
+	sb_printf(&t, "bpfcollect: ringbuf=%u syscalls=%s functions=%zu", s->ringbuf_bytes,
+		  s->syscalls ? "on" : "off", s->funcs ? s->funcs->n : 0);
+	sb_comment(b, &t);
+	t.len = 0;
+	sb_printf(&t, "bpfcollect: clock start_ktime=%llu wall_offset_ns=%lld",
+		  (unsigned long long)s->start_ktime, (long long)s->wall_offset_ns);
+	sb_comment(b, &t);
+	t.len = 0;
+	sb_printf(&t, "bpfcollect: command:");
+	for (char *const *a = s->argv; a && *a; a++) {
+		sb_printf(&t, " ");
+		sb_shell_word(&t, *a);
+	}
+	sb_comment(b, &t);
+	if (t.oom)
+		b->oom = true;
+	free(t.s);
+}
+
+static int er_begin(struct bc_sink *sink, const struct bc_session *s)
+{
+	struct er_writer *w = (struct er_writer *)sink;
+	struct strbuf b = {0};
+	struct utsname u;
+	int64_t wall;
+	int err;
+
+	if (w->begun)
+		return -EALREADY;
+	w->begun = true;
+	w->root_pid = s->root_pid;
+	w->start_ktime = s->start_ktime;
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+
+	err = create_file(w, "log.xml", &w->log_fd);
+	if (!err)
+		err = create_file(w, "map.xml", &w->map_fd);
+	for (int i = 0; i < BC_ER_NFILES && !err; i++)
+		err = create_file(w, bc_er_file_name(i), &w->data[i].fd);
+	if (!err)
+		err = write_functions(w, s->funcs);
+	if (err)
+		return err;
+
+	sb_header(&b, s, &u);
+	wall = ((int64_t)s->start_ktime + s->wall_offset_ns) / (int64_t)NSEC_PER_SEC;
+	if (wall <= 0)
+		wall = time(NULL);
+	sb_printf(&b, "<event kind=\"run\" tstamp=\"");
+	sb_tstamp(&b, s->start_ktime);
+	sb_printf(&b, "\" time=\"%lld\" tm_zone=\"0\"/>\n", (long long)wall);
+	sb_printf(&b, "<event kind=\"sample\" tstamp=\"0.000000000\" id=\"0\" "
+		      "label=\"collector_open_experiment\"/>\n");
+	sb_begin_comments(&b, s, &u);
+	err = write_sb(w->log_fd, &w->log_size, &b);
+	free(b.s);
+	return err;
+}
+
+static int er_event(struct bc_sink *sink, const struct bc_event *ev)
+{
+	struct er_writer *w = (struct er_writer *)sink;
+	const struct bc_rec_head *h = ev->rec;
+	struct data_out *d;
+	int f, err;
+
+	if (!w->begun || w->ended || !h)
+		return -EINVAL;
+	/* the reader frames records by size: a bad one would corrupt the rest of the file */
+	if (h->size < sizeof(*h) || (h->size & 7))
+		return -EINVAL;
+	f = bc_er_file_for_kind(h->kind);
+	if (f < 0)
+		return f;
+	d = &w->data[f];
+	if (d->err)
+		return d->err;
+	if (d->used + h->size > DATA_BUF_SIZE) {
+		err = data_flush(d);
+		if (err)
+			return err;
+	}
+	memcpy(d->buf + d->used, h, h->size);
+	d->used += h->size;
+	d->buffered++;
+	if (h->ktime > w->last_ktime)
+		w->last_ktime = h->ktime;
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int er_mapping(struct bc_sink *sink, const struct bc_mapping *m)
+{
+	struct er_writer *w = (struct er_writer *)sink;
+	struct strbuf b = {0};
+	uint64_t size;
+	int err;
+
+	if (!w->begun || w->ended)
+		return -EINVAL;
+	/*
+	 * gprofng makes load objects of r-x segments only, and warns about
+	 * every name it cannot open: [vdso], [uprobes], deleted files.
+	 */
+	if (m->prot != (PROT_READ | PROT_EXEC) || !m->path || m->path[0] != '/' ||
+	    ends_with(m->path, " (deleted)") || m->end <= m->start)
+		return 0;
+	size = m->end - m->start;
+	if (size > INT32_MAX) /* gprofng reads size as a 32-bit int */
+		size = INT32_MAX;
+	if (m->ktime > w->last_ktime)
+		w->last_ktime = m->ktime;
+	sb_printf(&b, "<event kind=\"map\" object=\"segment\" tstamp=\"");
+	sb_tstamp(&b, rel_time(w, m->ktime));
+	sb_printf(&b,
+		  "\" vaddr=\"0x%016llX\" size=\"%d\" pagesz=\"4096\" foffset=\"+0x%08llX\" "
+		  "modes=\"0x005\" chksum=\"0x0\" name=\"",
+		  (unsigned long long)m->start, (int)size, (unsigned long long)m->offset);
+	sb_escaped(&b, m->path);
+	sb_printf(&b, "\"/>\n");
+	err = write_sb(w->map_fd, &w->map_size, &b);
+	free(b.s);
+	if (!err)
+		w->mappings++;
+	return err;
+}
+
+/* raw_prusage_64 (gprofng-format.md section 6): 504 bytes, little-endian like the host. */
+struct prusage_rec {
+	int32_t lwpid;
+	int32_t count;
+	struct {
+		uint64_t sec;
+		uint64_t nsec;
+	} t[20];	       /* tstamp create term rtime utime stime ... 6 fillers */
+	uint64_t counters[12]; /* minf majf nswap inblk oublk msnd mrcv sigs vctx ictx sysc ioch */
+	uint64_t filler[10];
+};
+_Static_assert(sizeof(struct prusage_rec) == 504, "raw_prusage_64 is 504 bytes");
+
+enum { PR_TSTAMP = 0, PR_CREATE = 1, PR_RTIME = 3 };
+
+static void pr_set(struct prusage_rec *r, int idx, uint64_t ns)
+{
+	r->t[idx].sec = ns / NSEC_PER_SEC;
+	r->t[idx].nsec = ns % NSEC_PER_SEC;
+}
+
+static int write_overview(struct er_writer *w, uint64_t end_ktime)
+{
+	struct prusage_rec r[2];
+	uint64_t size = 0;
+	int fd, err;
+
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 2; i++) {
+		r[i].lwpid = (int32_t)w->root_pid;
+		r[i].count = 1;
+		pr_set(&r[i], PR_CREATE, w->start_ktime);
+	}
+	pr_set(&r[0], PR_TSTAMP, w->start_ktime);
+	pr_set(&r[1], PR_TSTAMP, end_ktime);
+	pr_set(&r[1], PR_RTIME, end_ktime - w->start_ktime);
+	err = create_file(w, "overview", &fd);
+	if (err)
+		return err;
+	err = append_whole(fd, &size, (const char *)r, sizeof(r));
+	close(fd);
+	return err;
+}
+
+static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
+{
+	struct er_writer *w = (struct er_writer *)sink;
+	struct strbuf b = {0}, t = {0};
+	uint64_t end_ktime, records = 0;
+	int err, e2;
+
+	if (!w->begun || w->ended)
+		return -EINVAL;
+	w->ended = true;
+	end_ktime = e->end_ktime >= w->start_ktime ? e->end_ktime : 0;
+	if (!end_ktime)
+		end_ktime = w->last_ktime > w->start_ktime ? w->last_ktime : w->start_ktime;
+
+	/* data first: a reader that sees the exit event may trust the data files are complete */
+	err = flush_all(w);
+	e2 = write_overview(w, end_ktime);
+	if (!err)
+		err = e2;
+
+	for (int i = 0; i < BC_ER_NFILES; i++)
+		records += w->data[i].records;
+	sb_printf(&t, "bpfcollect: lost func=%llu syscall=%llu proc=%llu events=%llu",
+		  (unsigned long long)e->lost[BC_LOSS_FUNC],
+		  (unsigned long long)e->lost[BC_LOSS_SYSCALL],
+		  (unsigned long long)e->lost[BC_LOSS_PROC], (unsigned long long)e->events);
+	sb_comment(&b, &t);
+	t.len = 0;
+	sb_printf(&t,
+		  "bpfcollect: end end_ktime=%llu exit_status=%d bad_records=%llu records=%llu "
+		  "mappings=%llu",
+		  (unsigned long long)end_ktime, e->exit_status, (unsigned long long)e->bad_records,
+		  (unsigned long long)records, (unsigned long long)w->mappings);
+	sb_comment(&b, &t);
+	sb_printf(&b, "<event kind=\"sample\" tstamp=\"");
+	sb_tstamp(&b, end_ktime - w->start_ktime);
+	sb_printf(&b, "\" id=\"1\" label=\"collector_close_experiment\"/>\n");
+	sb_printf(&b, "<event kind=\"exit\" tstamp=\"");
+	sb_tstamp(&b, end_ktime - w->start_ktime);
+	sb_printf(&b, "\"/>\n");
+	if (t.oom)
+		b.oom = true;
+	e2 = write_sb(w->log_fd, &w->log_size, &b);
+	if (!err)
+		err = e2;
+	free(t.s);
+	free(b.s);
+	return err;
+}
+
+static void er_destroy(struct bc_sink *sink)
+{
+	struct er_writer *w = (struct er_writer *)sink;
+
+	/* an agent that stops without end() still leaves its records (experiment "not closed") */
+	if (w->begun && !w->ended)
+		flush_all(w);
+	for (int i = 0; i < BC_ER_NFILES; i++) {
+		if (w->data[i].fd >= 0)
+			close(w->data[i].fd);
+		free(w->data[i].buf);
+	}
+	if (w->log_fd >= 0)
+		close(w->log_fd);
+	if (w->map_fd >= 0)
+		close(w->map_fd);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	free(w->path);
+	free(w);
+}
+
+static const struct bc_sink_ops er_ops = {
+	.name = "er",
+	.begin = er_begin,
+	.event = er_event,
+	.mapping = er_mapping,
+	.end = er_end,
+	.destroy = er_destroy,
+};
+
+struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen)
+{
+	struct er_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		goto oom;
+	w->sink.ops = &er_ops;
+	w->log_fd = w->map_fd = -1;
+	for (int i = 0; i < BC_ER_NFILES; i++)
+		w->data[i].fd = -1;
+	w->dirfd = open(exp_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->dirfd < 0) {
+		snprintf(err, errlen, "cannot open experiment %s: %s", exp_path, strerror(errno));
+		er_destroy(&w->sink);
+		return NULL;
+	}
+	w->path = strdup(exp_path);
+	if (!w->path)
+		goto oom;
+	for (int i = 0; i < BC_ER_NFILES; i++) {
+		w->data[i].buf = malloc(DATA_BUF_SIZE);
+		if (!w->data[i].buf)
+			goto oom;
+	}
+	return &w->sink;
+oom:
+	snprintf(err, errlen, "%s: out of memory", exp_path);
+	if (w)
+		er_destroy(&w->sink);
+	return NULL;
+}

@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The report aggregator: a sink that turns the event stream into
+ * per-function, per-syscall, per-thread and per-process statistics.
+ * Semantics are described in include/bpfcollect/report.h.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "bpfcollect/report.h"
+
+/* Errno values a syscall returns as -errno are in [1, 4095]. */
+#define MAX_ERRNO 4095
+
+/* ---------------------------------------------------------------- u32 map */
+
+/*
+ * Open-addressing hash map from a u32 id (tid, pid, func_id, syscall nr) to
+ * a u32 value: an index into a stats array, or a counter. Ids are dense
+ * or clustered, so Fibonacci hashing on the high bits spreads them well.
+ */
+struct u32map_slot {
+	uint32_t key;
+	uint32_t val;
+	bool used;
+};
+
+struct u32map {
+	struct u32map_slot *slots;
+	uint32_t bits; /* capacity is 1 << bits when slots != NULL */
+	uint32_t n;
+};
+
+static uint32_t u32map_hash(uint32_t key, uint32_t bits)
+{
+	return (uint32_t)(key * 2654435769u) >> (32 - bits);
+}
+
+static uint32_t *u32map_find(const struct u32map *m, uint32_t key)
+{
+	uint32_t mask, i;
+
+	if (!m->slots)
+		return NULL;
+	mask = (1u << m->bits) - 1;
+	for (i = u32map_hash(key, m->bits);; i = (i + 1) & mask) {
+		if (!m->slots[i].used)
+			return NULL;
+		if (m->slots[i].key == key)
+			return &m->slots[i].val;
+	}
+}
+
+static int u32map_grow(struct u32map *m)
+{
+	uint32_t bits = m->slots ? m->bits + 1 : 4;
+	uint32_t old_cap = m->slots ? 1u << m->bits : 0;
+	uint32_t mask = (1u << bits) - 1;
+	struct u32map_slot *slots;
+
+	if (bits > 31)
+		return -E2BIG;
+	slots = calloc((size_t)1 << bits, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < old_cap; j++) {
+		const struct u32map_slot *s = &m->slots[j];
+		uint32_t i;
+
+		if (!s->used)
+			continue;
+		for (i = u32map_hash(s->key, bits); slots[i].used; i = (i + 1) & mask)
+			;
+		slots[i] = *s;
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->bits = bits;
+	return 0;
+}
+
+/* Finds key, or inserts it with value `init`; *val points at the value. -errno. */
+static int u32map_get_or_add(struct u32map *m, uint32_t key, uint32_t init, uint32_t **val)
+{
+	uint32_t mask, i;
+	int err;
+
+	*val = u32map_find(m, key);
+	if (*val)
+		return 0;
+	/* Keep the load under 3/4 so probe sequences stay short. */
+	if (!m->slots || (uint64_t)(m->n + 1) * 4 > (uint64_t)3 << m->bits) {
+		err = u32map_grow(m);
+		if (err)
+			return err;
+	}
+	mask = (1u << m->bits) - 1;
+	for (i = u32map_hash(key, m->bits); m->slots[i].used; i = (i + 1) & mask)
+		;
+	m->slots[i] = (struct u32map_slot){.key = key, .val = init, .used = true};
+	m->n++;
+	*val = &m->slots[i].val;
+	return 0;
+}
+
+static void u32map_free(struct u32map *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+/* v grown (doubling) to hold `need` elements of `size` bytes, or NULL. */
+static void *grow_array(void *v, size_t *cap, size_t need, size_t size)
+{
+	size_t new_cap = *cap ? *cap : 16;
+
+	if (need <= *cap)
+		return v;
+	while (new_cap < need) {
+		if (new_cap > SIZE_MAX / 2 / size)
+			return NULL;
+		new_cap *= 2;
+	}
+	v = realloc(v, new_cap * size);
+	if (v)
+		*cap = new_cap;
+	return v;
+}
+
+/* Makes array v hold `need` elements; 0 or -ENOMEM, v intact on failure. */
+#define GROW(v, cap, need)                                                                         \
+	({                                                                                         \
+		void *__grown = grow_array((v), &(cap), (need), sizeof(*(v)));                     \
+		if (__grown)                                                                       \
+			(v) = __grown;                                                             \
+		__grown ? 0 : -ENOMEM;                                                             \
+	})
+
+/* ---------------------------------------------------------------- state */
+
+struct frame {
+	uint32_t func_idx; /* index into report->funcs */
+	uint32_t func_id;
+	uint64_t entry_ktime;
+	uint64_t child_ns; /* inclusive time of traced callees */
+};
+
+struct thread {
+	struct bc_thread_stats stats;
+	struct frame *frames; /* shadow stack, frames[depth - 1] is the top */
+	size_t depth;
+	size_t cap;
+	/* func_id -> frames of it open on this stack, to spot recursion. */
+	struct u32map active;
+};
+
+struct bc_report {
+	struct bc_sink sink; /* first: the sink ops cast back to the report */
+
+	struct bc_func_stats *funcs;
+	size_t nfuncs, funcs_cap;
+	struct u32map func_index; /* func_id -> index into funcs */
+
+	struct bc_sys_stats *sys;
+	size_t nsys, sys_cap;
+	struct u32map sys_index; /* nr -> index into sys */
+
+	struct thread *threads;
+	size_t nthreads, threads_cap;
+	struct u32map thread_index; /* tid -> index into threads */
+
+	struct bc_proc_stats *procs;
+	size_t nprocs, procs_cap;
+	struct u32map proc_index; /* pid -> index into procs */
+
+	struct bc_report_totals totals;
+};
+
+/* ---------------------------------------------------------------- lookups */
+
+/*
+ * Index maps store NO_INDEX for an id whose stats could not be allocated, so
+ * a failed insert needs no deletion from the map: the next event retries.
+ */
+#define NO_INDEX UINT32_MAX
+
+/* Index of func_id's stats, created on first sight. -errno. */
+static int func_stats_idx(struct bc_report *r, uint32_t func_id, const struct bc_func *func,
+			  uint32_t *idx)
+{
+	struct bc_func_stats *fs;
+	char *name = NULL, *object = NULL;
+	uint32_t *slot;
+	int err;
+
+	err = u32map_get_or_add(&r->func_index, func_id, NO_INDEX, &slot);
+	if (err)
+		return err;
+	if (*slot != NO_INDEX) {
+		*idx = *slot;
+		return 0;
+	}
+	err = GROW(r->funcs, r->funcs_cap, r->nfuncs + 1);
+	if (err)
+		return err;
+	/* Copies: the function table may be gone before the report is printed. */
+	if (func) {
+		name = strdup(func->name);
+		object = strdup(func->object);
+	} else {
+		if (asprintf(&name, "<unknown id %u>", func_id) < 0)
+			name = NULL;
+		object = strdup("");
+	}
+	if (!name || !object) {
+		free(name);
+		free(object);
+		return -ENOMEM;
+	}
+	fs = &r->funcs[r->nfuncs];
+	memset(fs, 0, sizeof(*fs));
+	fs->func_id = func_id;
+	fs->name = name;
+	fs->object = object;
+	*slot = (uint32_t)r->nfuncs++;
+	*idx = *slot;
+	return 0;
+}
+
+static struct bc_sys_stats *sys_stats_get(struct bc_report *r, uint32_t nr, const char *name)
+{
+	struct bc_sys_stats *ss;
+	uint32_t *slot;
+	char *copy = NULL;
+
+	if (u32map_get_or_add(&r->sys_index, nr, NO_INDEX, &slot))
+		return NULL;
+	if (*slot != NO_INDEX)
+		return &r->sys[*slot];
+	if (GROW(r->sys, r->sys_cap, r->nsys + 1))
+		return NULL;
+	if (name)
+		copy = strdup(name);
+	else if (asprintf(&copy, "syscall_%u", nr) < 0)
+		copy = NULL;
+	if (!copy)
+		return NULL;
+	ss = &r->sys[r->nsys];
+	memset(ss, 0, sizeof(*ss));
+	ss->nr = nr;
+	ss->name = copy;
+	*slot = (uint32_t)r->nsys++;
+	return ss;
+}
+
+static struct bc_proc_stats *proc_get(struct bc_report *r, uint32_t pid)
+{
+	struct bc_proc_stats *ps;
+	uint32_t *slot;
+
+	if (u32map_get_or_add(&r->proc_index, pid, NO_INDEX, &slot))
+		return NULL;
+	if (*slot != NO_INDEX)
+		return &r->procs[*slot];
+	if (GROW(r->procs, r->procs_cap, r->nprocs + 1))
+		return NULL;
+	ps = &r->procs[r->nprocs];
+	memset(ps, 0, sizeof(*ps));
+	ps->pid = pid;
+	*slot = (uint32_t)r->nprocs++;
+	return ps;
+}
+
+static struct thread *thread_get(struct bc_report *r, uint32_t tid, uint32_t pid)
+{
+	struct bc_proc_stats *ps;
+	struct thread *th;
+	uint32_t *slot;
+
+	if (u32map_get_or_add(&r->thread_index, tid, NO_INDEX, &slot))
+		return NULL;
+	if (*slot != NO_INDEX)
+		return &r->threads[*slot];
+	/* proc_get() works on another map: slot stays valid. */
+	ps = proc_get(r, pid);
+	if (!ps || GROW(r->threads, r->threads_cap, r->nthreads + 1))
+		return NULL;
+	ps->threads++;
+	th = &r->threads[r->nthreads];
+	memset(th, 0, sizeof(*th));
+	th->stats.tid = tid;
+	th->stats.pid = pid;
+	*slot = (uint32_t)r->nthreads++;
+	return th;
+}
+
+/* ---------------------------------------------------------------- functions */
+
+static int on_func_entry(struct bc_report *r, struct thread *th, const struct bc_event *ev)
+{
+	const struct bc_rec_func_entry *rec = (const void *)ev->rec;
+	struct frame *f;
+	uint32_t idx, *active;
+	int err;
+
+	err = func_stats_idx(r, rec->func_id, ev->func, &idx);
+	if (err)
+		return err;
+	err = GROW(th->frames, th->cap, th->depth + 1);
+	if (err)
+		return err;
+	err = u32map_get_or_add(&th->active, rec->func_id, 0, &active);
+	if (err)
+		return err;
+	(*active)++;
+	f = &th->frames[th->depth++];
+	f->func_idx = idx;
+	f->func_id = rec->func_id;
+	f->entry_ktime = rec->h.ktime;
+	f->child_ns = 0;
+	r->funcs[idx].calls++;
+	r->totals.func_entries++;
+	return 0;
+}
+
+/* Drops the top frame, whose return never came: its time is unknown. */
+static void pop_unfinished(struct bc_report *r, struct thread *th)
+{
+	struct frame *f = &th->frames[--th->depth];
+	uint32_t *active = u32map_find(&th->active, f->func_id);
+
+	if (active && *active)
+		(*active)--;
+	r->funcs[f->func_idx].incomplete++;
+	r->totals.incomplete++;
+}
+
+static void close_all_frames(struct bc_report *r, struct thread *th)
+{
+	while (th->depth)
+		pop_unfinished(r, th);
+}
+
+/*
+ * The frame a return closes: the topmost open frame of the function, except
+ * that a deeper frame of it whose entry time is exactly the return's
+ * entry_ktime wins. That matters in recursion: when an inner frame lost its
+ * return, the outer frame's return must not be taken for the inner one's.
+ * Frames are pushed in time order, so once a fallback is found the search
+ * stops where entry times fall below entry_ktime. -1 when nothing matches.
+ */
+static ssize_t find_frame(const struct thread *th, uint32_t func_id, uint64_t entry_ktime)
+{
+	ssize_t topmost = -1;
+
+	for (size_t i = th->depth; i-- > 0;) {
+		const struct frame *f = &th->frames[i];
+
+		if (topmost >= 0 && f->entry_ktime < entry_ktime)
+			break;
+		if (f->func_id != func_id)
+			continue;
+		if (topmost < 0)
+			topmost = (ssize_t)i;
+		if (!entry_ktime || f->entry_ktime == entry_ktime)
+			return (ssize_t)i;
+	}
+	return topmost;
+}
+
+static int on_func_return(struct bc_report *r, struct thread *th, const struct bc_event *ev)
+{
+	const struct bc_rec_func_return *rec = (const void *)ev->rec;
+	struct bc_func_stats *fs;
+	struct frame *f;
+	uint64_t incl, excl;
+	uint32_t idx, *active;
+	ssize_t match;
+	bool outermost;
+	int err;
+
+	r->totals.func_returns++;
+	err = func_stats_idx(r, rec->func_id, ev->func, &idx);
+	if (err)
+		return err;
+	fs = &r->funcs[idx];
+	match = find_frame(th, rec->func_id, rec->entry_ktime);
+	if (match < 0) {
+		fs->orphan_returns++;
+		r->totals.orphan_returns++;
+		return 0;
+	}
+	while (th->depth > (size_t)match + 1)
+		pop_unfinished(r, th);
+
+	f = &th->frames[--th->depth];
+	/* Clamp: a corrupt experiment must not wrap times around. */
+	incl = rec->h.ktime > f->entry_ktime ? rec->h.ktime - f->entry_ktime : 0;
+	excl = incl > f->child_ns ? incl - f->child_ns : 0;
+	active = u32map_find(&th->active, f->func_id);
+	if (active && *active)
+		(*active)--;
+	outermost = !active || !*active;
+
+	fs->returns++;
+	fs->excl_ns += excl;
+	if (outermost) {
+		if (!fs->incl_frames || incl < fs->min_incl_ns)
+			fs->min_incl_ns = incl;
+		if (incl > fs->max_incl_ns)
+			fs->max_incl_ns = incl;
+		fs->incl_ns += incl;
+		fs->incl_frames++;
+	}
+	if (th->depth)
+		th->frames[th->depth - 1].child_ns += incl;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- syscalls */
+
+static int on_sys_enter(struct bc_report *r, const struct bc_event *ev)
+{
+	const struct bc_rec_sys_enter *rec = (const void *)ev->rec;
+	struct bc_sys_stats *ss = sys_stats_get(r, rec->nr, ev->sys_name);
+
+	if (!ss)
+		return -ENOMEM;
+	ss->calls++;
+	r->totals.sys_enters++;
+	return 0;
+}
+
+static int count_errno(struct bc_sys_stats *ss, int err)
+{
+	struct bc_errno_count *v;
+
+	for (size_t i = 0; i < ss->n_errnos; i++) {
+		if (ss->errnos[i].err == err) {
+			ss->errnos[i].count++;
+			return 0;
+		}
+	}
+	/* Distinct errnos per syscall are a handful: grow one at a time. */
+	v = realloc(ss->errnos, (ss->n_errnos + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v[ss->n_errnos++] = (struct bc_errno_count){.err = err, .count = 1};
+	ss->errnos = v;
+	return 0;
+}
+
+static int on_sys_exit(struct bc_report *r, const struct bc_event *ev)
+{
+	const struct bc_rec_sys_exit *rec = (const void *)ev->rec;
+	struct bc_sys_stats *ss = sys_stats_get(r, rec->nr, ev->sys_name);
+
+	if (!ss)
+		return -ENOMEM;
+	ss->exits++;
+	r->totals.sys_exits++;
+	if (rec->enter_ktime && rec->h.ktime >= rec->enter_ktime) {
+		uint64_t ns = rec->h.ktime - rec->enter_ktime;
+
+		if (!ss->timed || ns < ss->min_ns)
+			ss->min_ns = ns;
+		if (ns > ss->max_ns)
+			ss->max_ns = ns;
+		ss->total_ns += ns;
+		ss->timed++;
+	}
+	if (rec->ret < 0 && rec->ret >= -MAX_ERRNO) {
+		ss->errors++;
+		return count_errno(ss, (int)-rec->ret);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- tasks */
+
+/* A fork/clone names a task before it writes anything: remember it. */
+static int on_fork(struct bc_report *r, const struct bc_event *ev)
+{
+	const struct bc_rec_fork *rec = (const void *)ev->rec;
+
+	return thread_get(r, rec->child_tid, rec->child_pid) ? 0 : -ENOMEM;
+}
+
+/* Frames of an image that is gone can never return. */
+static void on_exec(struct bc_report *r, struct thread *th, const struct bc_event *ev)
+{
+	const struct bc_rec_exec *rec = (const void *)ev->rec;
+	const uint32_t *slot;
+
+	close_all_frames(r, th);
+	/* A non-leader thread that execs takes over the leader's tid. */
+	slot = u32map_find(&r->thread_index, rec->old_tid);
+	if (slot && *slot != NO_INDEX)
+		close_all_frames(r, &r->threads[*slot]);
+}
+
+static void on_lost(struct bc_report *r, const struct bc_event *ev)
+{
+	const struct bc_rec_lost *rec = (const void *)ev->rec;
+
+	/* bc_decode() checked loss_class. */
+	r->totals.lost[rec->loss_class] += rec->count;
+}
+
+/* Per-thread and per-process counts; returns the writing thread. */
+static struct thread *account_task(struct bc_report *r, const struct bc_rec_head *h)
+{
+	struct thread *th = thread_get(r, h->tid, h->pid);
+	struct bc_proc_stats *ps;
+
+	if (!th)
+		return NULL;
+	ps = proc_get(r, th->stats.pid);
+	if (!ps)
+		return NULL;
+	th->stats.events++;
+	if (!th->stats.first_ktime)
+		th->stats.first_ktime = h->ktime;
+	th->stats.last_ktime = h->ktime;
+	ps->events++;
+	if (!ps->first_ktime)
+		ps->first_ktime = h->ktime;
+	ps->last_ktime = h->ktime;
+	return th;
+}
+
+/* ---------------------------------------------------------------- sink */
+
+static int report_event(struct bc_sink *s, const struct bc_event *ev)
+{
+	struct bc_report *r = (struct bc_report *)s;
+	const struct bc_rec_head *h = ev->rec;
+	struct thread *th;
+
+	r->totals.events++;
+	/* Loss records come from the agent, not from a traced task. */
+	if (h->kind == BC_REC_LOST) {
+		on_lost(r, ev);
+		return 0;
+	}
+	th = account_task(r, h);
+	if (!th)
+		return -ENOMEM;
+
+	switch (h->kind) {
+	case BC_REC_FUNC_ENTRY:
+		return on_func_entry(r, th, ev);
+	case BC_REC_FUNC_RETURN:
+		return on_func_return(r, th, ev);
+	case BC_REC_SYS_ENTER:
+		return on_sys_enter(r, ev);
+	case BC_REC_SYS_EXIT:
+		return on_sys_exit(r, ev);
+	case BC_REC_PROC_FORK:
+	case BC_REC_THREAD_START:
+		return on_fork(r, ev);
+	case BC_REC_PROC_EXEC:
+		on_exec(r, th, ev);
+		return 0;
+	case BC_REC_THREAD_EXIT:
+	case BC_REC_PROC_EXIT:
+		/* The tid may be reused: its next owner starts a fresh stack. */
+		close_all_frames(r, th);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int report_end(struct bc_sink *s, const struct bc_session_end *end)
+{
+	struct bc_report *r = (struct bc_report *)s;
+
+	for (size_t i = 0; i < r->nthreads; i++)
+		close_all_frames(r, &r->threads[i]);
+	/*
+	 * The agent writes LOST records and also sums the same losses into
+	 * the session end: take the larger, never the sum.
+	 */
+	for (int c = 0; end && c < BC_LOSS_NR; c++)
+		if (end->lost[c] > r->totals.lost[c])
+			r->totals.lost[c] = end->lost[c];
+	return 0;
+}
+
+static const struct bc_sink_ops report_sink_ops = {
+	.name = "report", .event = report_event, .end = report_end,
+	/* No destroy: the report owns the sink (see report.h). */
+};
+
+/* ---------------------------------------------------------------- API */
+
+struct bc_report *bc_report_new(void)
+{
+	struct bc_report *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->sink.ops = &report_sink_ops;
+	return r;
+}
+
+void bc_report_free(struct bc_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		free((char *)r->funcs[i].name);
+		free((char *)r->funcs[i].object);
+	}
+	free(r->funcs);
+	u32map_free(&r->func_index);
+	for (size_t i = 0; i < r->nsys; i++) {
+		free((char *)r->sys[i].name);
+		free(r->sys[i].errnos);
+	}
+	free(r->sys);
+	u32map_free(&r->sys_index);
+	for (size_t i = 0; i < r->nthreads; i++) {
+		free(r->threads[i].frames);
+		u32map_free(&r->threads[i].active);
+	}
+	free(r->threads);
+	u32map_free(&r->thread_index);
+	free(r->procs);
+	u32map_free(&r->proc_index);
+	free(r);
+}
+
+struct bc_sink *bc_report_sink(struct bc_report *r)
+{
+	return &r->sink;
+}
+
+/* Index stored for id, or -1 when absent (or NO_INDEX). */
+static ssize_t lookup(const struct u32map *m, uint32_t id, size_t n)
+{
+	const uint32_t *slot = u32map_find(m, id);
+
+	return slot && *slot < n ? (ssize_t)*slot : -1;
+}
+
+const struct bc_func_stats *bc_report_func(const struct bc_report *r, uint32_t func_id)
+{
+	ssize_t i = lookup(&r->func_index, func_id, r->nfuncs);
+
+	return i < 0 ? NULL : &r->funcs[i];
+}
+
+const struct bc_sys_stats *bc_report_sys(const struct bc_report *r, uint32_t nr)
+{
+	ssize_t i = lookup(&r->sys_index, nr, r->nsys);
+
+	return i < 0 ? NULL : &r->sys[i];
+}
+
+const struct bc_thread_stats *bc_report_thread(const struct bc_report *r, uint32_t tid)
+{
+	ssize_t i = lookup(&r->thread_index, tid, r->nthreads);
+
+	return i < 0 ? NULL : &r->threads[i].stats;
+}
+
+const struct bc_proc_stats *bc_report_process(const struct bc_report *r, uint32_t pid)
+{
+	ssize_t i = lookup(&r->proc_index, pid, r->nprocs);
+
+	return i < 0 ? NULL : &r->procs[i];
+}
+
+const struct bc_report_totals *bc_report_totals(const struct bc_report *r)
+{
+	return &r->totals;
+}
+
+size_t bc_report_nfuncs(const struct bc_report *r)
+{
+	return r->nfuncs;
+}
+
+const struct bc_func_stats *bc_report_func_at(const struct bc_report *r, size_t i)
+{
+	return i < r->nfuncs ? &r->funcs[i] : NULL;
+}
+
+size_t bc_report_nsys(const struct bc_report *r)
+{
+	return r->nsys;
+}
+
+const struct bc_sys_stats *bc_report_sys_at(const struct bc_report *r, size_t i)
+{
+	return i < r->nsys ? &r->sys[i] : NULL;
+}
+
+size_t bc_report_nthreads(const struct bc_report *r)
+{
+	return r->nthreads;
+}
+
+const struct bc_thread_stats *bc_report_thread_at(const struct bc_report *r, size_t i)
+{
+	return i < r->nthreads ? &r->threads[i].stats : NULL;
+}
+
+size_t bc_report_nprocesses(const struct bc_report *r)
+{
+	return r->nprocs;
+}
+
+const struct bc_proc_stats *bc_report_process_at(const struct bc_report *r, size_t i)
+{
+	return i < r->nprocs ? &r->procs[i] : NULL;
+}
+
+uint64_t bc_func_stats_avg_incl(const struct bc_func_stats *f)
+{
+	return f->incl_frames ? f->incl_ns / f->incl_frames : 0;
+}
+
+uint64_t bc_sys_stats_avg(const struct bc_sys_stats *s)
+{
+	return s->timed ? s->total_ns / s->timed : 0;
+}
+
+uint64_t bc_sys_stats_errno_count(const struct bc_sys_stats *s, int err)
+{
+	for (size_t i = 0; i < s->n_errnos; i++)
+		if (s->errnos[i].err == err)
+			return s->errnos[i].count;
+	return 0;
+}

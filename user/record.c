@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `bpfcollect record`: launch a command held before exec, attach, release it,
+ * and drain the ring buffer into the sinks until it and its descendants exit.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collect.skel.h"
+
+#include "bpfcollect/attach.h"
+#include "bpfcollect/cli.h"
+#include "bpfcollect/experiment.h"
+#include "bpfcollect/launch.h"
+#include "bpfcollect/model.h"
+#include "bpfcollect/procmaps.h"
+#include "bpfcollect/symbols.h"
+#include "bpfcollect/syscalls.h"
+#include "bpfcollect/uprobe_multi.h"
+
+#define DRAIN_INTERVAL_MS   100
+#define STOP_GRACE_NS	    (2ULL * 1000000000ULL)
+#define DEFAULT_BUFSIZE_MIB 8
+
+struct record_opts {
+	const char *exp_name;
+	const char *exp_dir;
+	const char **specs;
+	size_t n_specs;
+	bool syscalls;
+	const char *syscall_list; /* NULL: all */
+	unsigned int bufsize_mib;
+	bool follow;
+	bool quiet;
+	bool verbose;
+	bool no_multi;
+	char *const *argv;
+	char options_text[1024];
+};
+
+/* Processes whose exit the agent waits for (the launched one and its descendants). */
+struct live_set {
+	uint32_t *pids;
+	size_t n, cap;
+};
+
+struct recorder {
+	struct record_opts *opts;
+	struct collect_bpf *skel;
+	struct bc_sink *sink;
+	struct bc_functab funcs;
+	struct bc_attachment att;
+	struct ring_buffer *ring;
+	struct bc_procmaps maps;
+	struct live_set live;
+	struct bc_child child;
+	uint32_t root_pid;
+	int stop_signal; /* the signal that ended recording, 0 if none */
+	bool root_reaped;
+	int root_status;
+	int sink_error;
+	uint64_t events, bad_records;
+	bool status_line;
+};
+
+static const char record_usage[] =
+	"usage: bpfcollect record [OPTIONS] -- CMD [ARGS]\n"
+	"\n"
+	"Launches CMD, traces it and its descendants, writes an experiment.\n"
+	"\n"
+	"  -o NAME            experiment name (default test.1.er; an existing\n"
+	"                     STEM.N.er moves N up)\n"
+	"  -d DIR             directory for the experiment (default: current)\n"
+	"  -u [OBJ:]GLOB      trace entry and return of functions matching GLOB in\n"
+	"                     OBJ (a path, or a library name such as libc); no OBJ:\n"
+	"                     the main executable. Repeatable. Default: every\n"
+	"                     function of the main executable.\n"
+	"  --syscalls[=LIST]  trace syscalls (all, or a comma-separated list of\n"
+	"                     names or numbers)\n"
+	"  -F on|off          follow descendants (default on)\n"
+	"  --bufsize=MIB      ring buffer size in MiB, power of two (default 8)\n"
+	"  --no-uprobe-multi  attach one perf uprobe per function even where the\n"
+	"                     kernel has uprobe_multi links (slow to detach)\n"
+	"  -q, --quiet        no status line\n"
+	"  -v, --verbose      libbpf diagnostics\n"
+	"  -h, --help         this text\n";
+
+static bool verbose_libbpf;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose_libbpf && level != LIBBPF_WARN)
+		return 0;
+	if (!verbose_libbpf)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Root, or the capabilities BPF tracing needs (CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN). */
+static bool may_trace(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return false;
+#define HAS_CAP(c) (data[(c) / 32].effective & (1U << ((c) % 32)))
+	return HAS_CAP(21 /* CAP_SYS_ADMIN */) || (HAS_CAP(39 /* CAP_BPF */) && HAS_CAP(38));
+#undef HAS_CAP
+}
+
+static int live_add(struct live_set *s, uint32_t pid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->pids[i] == pid)
+			return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		uint32_t *v = realloc(s->pids, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->pids = v;
+		s->cap = cap;
+	}
+	s->pids[s->n++] = pid;
+	return 0;
+}
+
+static void live_remove(struct live_set *s, uint32_t pid)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->pids[i] == pid) {
+			s->pids[i] = s->pids[--s->n];
+			return;
+		}
+	}
+}
+
+/* True when pid no longer runs: gone, or a zombie nobody reaped yet. */
+static bool pid_finished(uint32_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool done = true;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strrchr(buf, ')');
+		done = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	}
+	fclose(f);
+	return done;
+}
+
+static int handle_record(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	struct bc_event ev;
+	int rc;
+
+	if (bc_decode(data, size, &r->funcs, &ev) < 0) {
+		r->bad_records++;
+		return 0;
+	}
+	r->events++;
+	switch (ev.rec->kind) {
+	case BC_REC_PROC_FORK:
+		if (r->opts->follow)
+			live_add(&r->live, ((const struct bc_rec_fork *)ev.rec)->child_pid);
+		break;
+	case BC_REC_PROC_EXIT:
+		live_remove(&r->live, ev.rec->pid);
+		break;
+	default:
+		break;
+	}
+	rc = bc_sink_event(r->sink, &ev);
+	if (rc < 0) {
+		r->sink_error = rc;
+		return rc;
+	}
+	return 0;
+}
+
+static void read_lost(struct recorder *r, uint64_t lost[BC_LOSS_NR])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int fd = bpf_map__fd(r->skel->maps.lost_events);
+	uint64_t *vals;
+
+	memset(lost, 0, sizeof(uint64_t) * BC_LOSS_NR);
+	if (ncpu <= 0)
+		return;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return;
+	for (uint32_t k = 0; k < BC_LOSS_NR; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals) < 0)
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			lost[k] += vals[c];
+	}
+	free(vals);
+}
+
+static int parse_syscall_list(struct recorder *r, char *err, size_t errlen)
+{
+	int fd = bpf_map__fd(r->skel->maps.syscall_filter);
+	const char *list = r->opts->syscall_list;
+	uint8_t on = 1;
+
+	if (!list) {
+		for (uint32_t nr = 0; nr < BC_SYSCALL_MAX; nr++) {
+			/*
+			 * uretprobe (335) and uprobe (336) are the tracer's own:
+			 * the kernel returns from every probed function through
+			 * them. Only an explicit list records them.
+			 */
+			if (nr == BC_SYSCALL_URETPROBE || nr == BC_SYSCALL_UPROBE)
+				continue;
+			if (bpf_map_update_elem(fd, &nr, &on, BPF_ANY) < 0)
+				goto fail;
+		}
+		return 0;
+	}
+	char *copy = strdup(list), *save = NULL;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long nr = strtol(tok, &end, 10);
+
+		if (*end || end == tok)
+			nr = bc_syscall_nr(tok);
+		if (nr < 0 || nr >= BC_SYSCALL_MAX) {
+			snprintf(err, errlen,
+				 "--syscalls: unknown syscall '%s' (use names like openat or "
+				 "numbers below %d)",
+				 tok, BC_SYSCALL_MAX);
+			free(copy);
+			return -EINVAL;
+		}
+		uint32_t key = (uint32_t)nr;
+
+		if (bpf_map_update_elem(fd, &key, &on, BPF_ANY) < 0) {
+			free(copy);
+			goto fail;
+		}
+	}
+	free(copy);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot set the syscall filter: %s", strerror(errno));
+	return -errno;
+}
+
+static void print_status(struct recorder *r, uint64_t *last_events, uint64_t *last_ns)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC), lost[BC_LOSS_NR], total_lost = 0;
+	double secs = (double)(now - *last_ns) / 1e9;
+
+	if (!r->status_line || secs < 1.0)
+		return;
+	read_lost(r, lost);
+	for (int i = 0; i < BC_LOSS_NR; i++)
+		total_lost += lost[i];
+	fprintf(stderr, "\r\033[Kbpfcollect: %" PRIu64 " events, %.0f/s, %" PRIu64 " lost",
+		r->events, (double)(r->events - *last_events) / secs, total_lost);
+	*last_events = r->events;
+	*last_ns = now;
+}
+
+/* Waits for CMD and its descendants, draining the ring on a timer. */
+static int drain_loop(struct recorder *r, int sigfd)
+{
+	int epfd, ring_fd = bpf_map__fd(r->skel->maps.events);
+	struct epoll_event ev = {0}, evs[4];
+	uint64_t stop_deadline = 0, last_events = 0, last_status = now_ns(CLOCK_MONOTONIC);
+	int rc = 0;
+
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd < 0)
+		return -errno;
+	/*
+	 * Edge-triggered: the ring only signals when BPF forces a wakeup at
+	 * its fill level. Level-triggered polling would return at once while
+	 * any record is pending and spin under steady traffic.
+	 */
+	ev.events = EPOLLIN | EPOLLET;
+	ev.data.fd = ring_fd;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, ring_fd, &ev) < 0)
+		goto fail;
+	ev.events = EPOLLIN;
+	ev.data.fd = sigfd;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, sigfd, &ev) < 0)
+		goto fail;
+
+	for (;;) {
+		int n = epoll_wait(epfd, evs, 4, DRAIN_INTERVAL_MS);
+
+		if (n < 0 && errno != EINTR)
+			goto fail;
+		if (ring_buffer__consume(r->ring) < 0 && r->sink_error)
+			break;
+		for (int i = 0; i < n; i++) {
+			struct signalfd_siginfo si;
+
+			if (evs[i].data.fd != sigfd)
+				continue;
+			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD)
+					continue;
+				if (stop_deadline) /* second signal: stop now */
+					goto out;
+				/* Pass it on like a shell would, then finish the output. */
+				r->stop_signal = (int)si.ssi_signo;
+				if (!r->root_reaped)
+					kill(r->root_pid, (int)si.ssi_signo);
+				stop_deadline = now_ns(CLOCK_MONOTONIC) + STOP_GRACE_NS;
+			}
+		}
+		if (!r->root_reaped) {
+			int status;
+			pid_t w = waitpid(r->root_pid, &status, WNOHANG);
+
+			if (w == (pid_t)r->root_pid) {
+				r->root_reaped = true;
+				r->root_status = status;
+			}
+		}
+		if (!r->root_reaped)
+			bc_procmaps_scan(&r->maps, now_ns(CLOCK_MONOTONIC), r->sink);
+		/* Exit records can be lost when the ring is full: look for ourselves. */
+		for (size_t i = 0; i < r->live.n;) {
+			uint32_t pid = r->live.pids[i];
+
+			if (pid != r->root_pid && pid_finished(pid))
+				live_remove(&r->live, pid);
+			else
+				i++;
+		}
+		if (r->root_reaped)
+			live_remove(&r->live, r->root_pid);
+		/* Whole records reach the disk every tick, so `report` can follow a live run. */
+		rc = bc_er_sink_flush(r->sink);
+		if (rc < 0 && !r->sink_error)
+			r->sink_error = rc;
+		rc = 0;
+		print_status(r, &last_events, &last_status);
+		if (r->sink_error)
+			break;
+		if (r->live.n == 0 && r->root_reaped)
+			break;
+		if (stop_deadline && now_ns(CLOCK_MONOTONIC) > stop_deadline)
+			break;
+	}
+out:
+	close(epfd);
+	return rc;
+fail:
+	rc = -errno;
+	close(epfd);
+	return rc;
+}
+
+static int parse_opts(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{"syscalls", optional_argument, NULL, 'S' + 256},
+		{"bufsize", required_argument, NULL, 'b' + 256},
+		{"no-uprobe-multi", no_argument, NULL, 'm' + 256},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	size_t used = 0;
+	int c;
+
+	o->follow = true;
+	o->bufsize_mib = DEFAULT_BUFSIZE_MIB;
+	o->specs = calloc((size_t)argc, sizeof(*o->specs));
+	if (!o->specs)
+		return -ENOMEM;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:d:u:F:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->exp_name = optarg;
+			break;
+		case 'd':
+			o->exp_dir = optarg;
+			break;
+		case 'u':
+			if (!*optarg) {
+				bc_error("-u needs [OBJ:]GLOB, e.g. -u 'compute*' or -u "
+					 "libc:malloc");
+				return -EINVAL;
+			}
+			o->specs[o->n_specs++] = optarg;
+			break;
+		case 'F':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				bc_error("-F takes on or off, not '%s'", optarg);
+				return -EINVAL;
+			}
+			o->follow = strcmp(optarg, "on") == 0;
+			break;
+		case 'S' + 256:
+			o->syscalls = true;
+			o->syscall_list =
+				optarg && *optarg && strcmp(optarg, "all") ? optarg : NULL;
+			break;
+		case 'b' + 256: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || v == 0 || v > 1024 || (v & (v - 1))) {
+				bc_error("--bufsize takes a power of two of MiB from 1 to 1024, "
+					 "not '%s'",
+					 optarg);
+				return -EINVAL;
+			}
+			o->bufsize_mib = (unsigned int)v;
+			break;
+		}
+		case 'm' + 256:
+			o->no_multi = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			exit(0);
+		default:
+			fputs(record_usage, stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind >= argc) {
+		bc_error("record: no command given; usage: bpfcollect record [OPTIONS] -- CMD "
+			 "[ARGS]");
+		return -EINVAL;
+	}
+	o->argv = argv + optind;
+	for (int i = 0; i < optind && used < sizeof(o->options_text) - 1; i++)
+		used += (size_t)snprintf(o->options_text + used, sizeof(o->options_text) - used,
+					 "%s%s", i ? " " : "", argv[i]);
+	return 0;
+}
+
+static int setup_bpf(struct recorder *r, char *err, size_t errlen)
+{
+	bool multi = !r->opts->no_multi && bc_uprobe_multi_supported();
+	uint32_t one = 1;
+	int rc;
+
+	r->skel = collect_bpf__open();
+	if (!r->skel) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open the BPF programs: %s", strerror(-rc));
+		return rc;
+	}
+	bpf_map__set_max_entries(r->skel->maps.events, r->opts->bufsize_mib << 20);
+	r->skel->rodata->follow_children = r->opts->follow;
+	if (multi) {
+		bpf_program__set_expected_attach_type(
+			r->skel->progs.func_entry, (enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(
+			r->skel->progs.func_return,
+			(enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
+	}
+	if (!r->opts->syscalls) {
+		bpf_program__set_autoload(r->skel->progs.sys_enter, false);
+		bpf_program__set_autoload(r->skel->progs.sys_exit, false);
+	}
+	rc = collect_bpf__load(r->skel);
+	if (rc < 0) {
+		snprintf(err, errlen,
+			 "cannot load the BPF programs: %s (kernel with BTF, task storage and ring "
+			 "buffer needed; -v shows why)",
+			 strerror(-rc));
+		return rc;
+	}
+	if (r->opts->syscalls) {
+		rc = parse_syscall_list(r, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	rc = bpf_map_update_elem(bpf_map__fd(r->skel->maps.traced_pids), &r->root_pid, &one,
+				 BPF_ANY);
+	if (rc < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot register the command's pid: %s", strerror(-rc));
+		return rc;
+	}
+	struct bpf_program *always[] = {r->skel->progs.proc_fork, r->skel->progs.proc_exec,
+					r->skel->progs.proc_exit, r->skel->progs.sys_enter,
+					r->skel->progs.sys_exit};
+	struct bpf_link **links[] = {&r->skel->links.proc_fork, &r->skel->links.proc_exec,
+				     &r->skel->links.proc_exit, &r->skel->links.sys_enter,
+				     &r->skel->links.sys_exit};
+
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
+		if (i >= 3 && !r->opts->syscalls)
+			break;
+		*links[i] = bpf_program__attach(always[i]);
+		if (!*links[i]) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot attach %s: %s", bpf_program__name(always[i]),
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	rc = bc_attach_functions(r->skel->progs.func_entry, r->skel->progs.func_return, &r->funcs,
+				 multi, &r->att, err, errlen);
+	if (rc < 0)
+		return rc;
+	r->ring = ring_buffer__new(bpf_map__fd(r->skel->maps.events), handle_record, r, NULL);
+	if (!r->ring) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+static int exit_code_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+int bc_cmd_record(int argc, char **argv)
+{
+	struct record_opts opts = {0};
+	struct recorder r = {.opts = &opts, .child = {.release_fd = -1, .error_fd = -1}};
+	char err[PATH_MAX + 512] = "", exe[PATH_MAX], exp_path[PATH_MAX], cwd[PATH_MAX];
+	sigset_t block, old_mask;
+	int rc, sigfd = -1, exit_code = 1;
+
+	bc_functab_init(&r.funcs);
+	if (parse_opts(argc, argv, &opts) < 0) {
+		free(opts.specs);
+		return 2;
+	}
+	verbose_libbpf = opts.verbose;
+	libbpf_set_print(libbpf_print);
+
+	if (!may_trace()) {
+		bc_error("record needs root (or CAP_BPF and CAP_PERFMON) to load BPF programs; run "
+			 "it with sudo");
+		goto out;
+	}
+	rc = bc_launch_find_program(opts.argv[0], exe, sizeof(exe), err, sizeof(err));
+	if (rc < 0)
+		goto fail;
+	/* Resolve before creating anything, so a typo leaves no empty experiment. */
+	rc = bc_symbols_resolve(exe, 0, opts.specs, opts.n_specs, &r.funcs, err, sizeof(err));
+	if (rc < 0)
+		goto fail;
+
+	/* Signals arrive through a signalfd; the child gets the original mask back. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
+	sigfd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		snprintf(err, sizeof(err), "cannot create a signalfd: %s", strerror(errno));
+		goto fail;
+	}
+	rc = bc_launch_prepare(exe, opts.argv, &old_mask, &r.child, err, sizeof(err));
+	if (rc < 0)
+		goto fail;
+	r.root_pid = (uint32_t)r.child.pid;
+	bc_procmaps_init(&r.maps, r.root_pid);
+	if (live_add(&r.live, r.root_pid) < 0)
+		goto fail;
+	rc = setup_bpf(&r, err, sizeof(err));
+	if (rc < 0)
+		goto fail;
+	/* Nothing runs traced before the release: the experiment can come last. */
+	rc = bc_exp_create(opts.exp_dir, opts.exp_name, exp_path, sizeof(exp_path), err,
+			   sizeof(err));
+	if (rc < 0)
+		goto fail;
+	r.sink = bc_er_sink_new(exp_path, err, sizeof(err));
+	if (!r.sink)
+		goto fail;
+
+	struct bc_session sess = {
+		.argv = opts.argv,
+		.root_pid = r.root_pid,
+		.start_ktime = now_ns(CLOCK_MONOTONIC),
+		.options = opts.options_text,
+		.cwd = getcwd(cwd, sizeof(cwd)) ? cwd : "",
+		.funcs = &r.funcs,
+		.ringbuf_bytes = opts.bufsize_mib << 20,
+		.syscalls = opts.syscalls,
+	};
+	sess.wall_offset_ns = (int64_t)(now_ns(CLOCK_REALTIME) - sess.start_ktime);
+	rc = bc_sink_begin(r.sink, &sess);
+	if (rc < 0) {
+		snprintf(err, sizeof(err), "cannot write the experiment %s: %s", exp_path,
+			 strerror(-rc));
+		goto fail;
+	}
+	r.status_line = !opts.quiet && isatty(STDERR_FILENO);
+	rc = bc_launch_release(&r.child, err, sizeof(err));
+	if (rc < 0) {
+		waitpid(r.child.pid, NULL, 0);
+		r.child.pid = 0;
+		r.root_reaped = true;
+		bc_error("%s", err);
+		exit_code = 127;
+	} else {
+		bc_procmaps_scan(&r.maps, now_ns(CLOCK_MONOTONIC), r.sink);
+		rc = drain_loop(&r, sigfd);
+		if (rc < 0)
+			bc_error("record: %s", strerror(-rc));
+	}
+
+	/* Detach first so nothing new arrives, then take what is left. */
+	size_t n_probes = r.att.n_probes;
+
+	bc_detach_functions(&r.att);
+	collect_bpf__detach(r.skel);
+	ring_buffer__consume(r.ring);
+	if (r.status_line)
+		fprintf(stderr, "\r\033[K");
+
+	struct bc_session_end end = {
+		.end_ktime = now_ns(CLOCK_MONOTONIC),
+		.exit_status = r.root_reaped ? r.root_status : -1,
+		.events = r.events,
+		.bad_records = r.bad_records,
+	};
+	read_lost(&r, end.lost);
+	rc = bc_sink_end(r.sink, &end);
+	if (r.sink_error || rc < 0) {
+		int e = r.sink_error ? r.sink_error : rc;
+
+		bc_error("cannot write the experiment %s: %s%s; the data written so far is kept",
+			 exp_path, strerror(-e), e == -ENOSPC ? " (disk full)" : "");
+		exit_code = 1;
+		goto out;
+	}
+	if (!opts.quiet) {
+		uint64_t lost = end.lost[0] + end.lost[1] + end.lost[2];
+
+		fprintf(stderr,
+			"bpfcollect: %s: %" PRIu64 " events, %" PRIu64
+			" lost, %zu functions probed\n",
+			exp_path, r.events, lost, n_probes);
+		if (lost)
+			fprintf(stderr,
+				"bpfcollect: events were lost: the ring buffer was full; try "
+				"--bufsize=%u\n",
+				opts.bufsize_mib * 4);
+	}
+	if (exit_code != 127) {
+		if (r.root_reaped)
+			exit_code = exit_code_of(r.root_status);
+		else if (r.stop_signal)
+			exit_code = 128 + r.stop_signal;
+		else
+			exit_code = 1;
+	}
+	if (!r.root_reaped && r.stop_signal && !opts.quiet)
+		fprintf(stderr, "bpfcollect: %s (pid %" PRIu32 ") still runs, no longer traced\n",
+			opts.argv[0], r.root_pid);
+	goto out;
+
+fail:
+	bc_error("%s", err);
+out:
+	if (r.child.pid > 0 && !r.root_reaped && (r.child.release_fd >= 0))
+		bc_launch_abort(&r.child);
+	bc_detach_functions(&r.att);
+	ring_buffer__free(r.ring);
+	collect_bpf__destroy(r.skel);
+	bc_sink_destroy(r.sink);
+	bc_procmaps_free(&r.maps);
+	bc_functab_free(&r.funcs);
+	free(r.live.pids);
+	free(opts.specs);
+	if (sigfd >= 0)
+		close(sigfd);
+	return exit_code;
+}

@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# Integration tests: the real bpfcollect binary loads its real BPF programs
+# and traces targets built by the suite (tests/targets/). Needs root.
+#
+# usage: tests/integration/run.sh BUILD_DIR [TEST_NAME...]
+# Prints one line per check and closes with "N passed, N failed".
+set -u
+
+BUILD=$(cd "${1:?usage: run.sh BUILD_DIR [TEST...]}" && pwd)
+shift
+HERE=$(cd "$(dirname "$0")" && pwd)
+BC="$BUILD/bpfcollect"
+TGT="$BUILD/tests/targets"
+WORK=$(mktemp -d /tmp/bpfcollect-it.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   - $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+check_eq() { # check_eq DESCRIPTION EXPECTED ACTUAL
+	if [ "$2" == "$3" ]; then ok "$1"; else bad "$1: expected '$2', got '$3'"; fi
+}
+
+# Calls per function from the functions view (first column Calls, last Name).
+calls_of() { # calls_of EXP FUNC
+	"$BC" report "$1" functions | awk -v f="$2" '$NF == f { print $1; found = 1 } END { if (!found) print 0 }'
+}
+
+# Every entry has its return, in order, per thread; prints "ok" or the first problem.
+nesting_ok() { # nesting_ok EVENTS_FILE
+	awk '
+	$6 == "entry"  { st[$3, ++d[$3]] = $7; next }
+	$6 == "return" {
+		if (d[$3] < 1) { print "return without entry: " $0; bad = 1; exit }
+		if (st[$3, d[$3]] != $7) { print "return of " $7 " while " st[$3, d[$3]] " is open: " $0; bad = 1; exit }
+		d[$3]--; next }
+	END { if (bad) exit; for (t in d) if (d[t]) { print "thread " t " ends with " d[t] " open frames"; exit } print "ok" }' "$1"
+}
+
+gprofng_ok() { # gprofng_ok EXP: gprofng opens it with no errors
+	local out
+	out=$(gprofng display text -header "$1" 2>&1)
+	if grep -q "^No errors" <<<"$out" && ! grep -qi "error:" <<<"$out"; then
+		return 0
+	fi
+	echo "$out" | head -20
+	return 1
+}
+
+want() { # run this test? (names given on the command line, or all)
+	[ ${#SELECTED[@]} -eq 0 ] && return 0
+	local t
+	for t in "${SELECTED[@]}"; do [ "$t" == "$1" ] && return 0; done
+	return 1
+}
+SELECTED=("$@")
+
+# ---------------------------------------------------------------- tests
+test_calls_threads() {
+	echo "# calls: 4 threads x 500 iterations, every function of the executable"
+	"$BC" record -q -o calls.er -- "$TGT/calls" 500 4 >calls.out 2>calls.err
+	check_eq "record exits with the command's status" 0 $?
+	check "experiment opens in gprofng" gprofng_ok calls.er
+	local f n
+	for f in tgt_worker tgt_outer tgt_middle tgt_inner tgt_fact; do
+		n=$(awk -v f="$f" '$1 == f { print $2 }' calls.out)
+		check_eq "calls of $f equal the target's own count ($n)" "$n" "$(calls_of calls.er "$f")"
+	done
+	"$BC" report calls.er events >calls.ev
+	check_eq "every entry has its return, in order, per thread" ok "$(nesting_ok calls.ev)"
+	local want_tids got_tids
+	want_tids=$(awk '$1 == "tid" { print $2 }' calls.out | sort -n | tr '\n' ' ')
+	got_tids=$(awk '$6 == "entry" && $7 ~ /^tgt_/ { print $3 }' calls.ev | sort -un | tr '\n' ' ')
+	check_eq "function events come from exactly the target's threads" "$want_tids" "$got_tids"
+	local pid
+	pid=$(awk '$6 == "entry" { print $2 }' calls.ev | sort -u | tr '\n' ' ')
+	check_eq "one process id in the function events" 1 "$(wc -w <<<"$pid")"
+	check "report names the experiment's command" grep -q "calls 500 4" <("$BC" report calls.er header)
+	local seqgap
+	seqgap=$(awk '{ if (($3 in last) && $4 != last[$3] + 1) { print "gap in " $3; exit } last[$3] = $4 }' calls.ev)
+	check_eq "per-thread sequence numbers have no gaps" "" "$seqgap"
+}
+
+test_uprobe_fallback() {
+	echo "# calls with per-function perf uprobes (--no-uprobe-multi)"
+	"$BC" record -q --no-uprobe-multi -o fb.er -u 'tgt_*' -- "$TGT/calls" 200 2 >fb.out 2>fb.err
+	check_eq "record with perf uprobes exits 0" 0 $?
+	local f n
+	for f in tgt_outer tgt_inner tgt_fact; do
+		n=$(awk -v f="$f" '$1 == f { print $2 }' fb.out)
+		check_eq "perf uprobes: calls of $f ($n)" "$n" "$(calls_of fb.er "$f")"
+	done
+}
+
+test_syscalls() {
+	echo "# syscalls: getppid x 300, write x 300 to /dev/null, 3 failing openat"
+	"$BC" record -q -o sys.er --syscalls -u 'main' -- "$TGT/sys" 300 >sys.out 2>sys.err
+	check_eq "record --syscalls exits 0" 0 $?
+	"$BC" report sys.er events >sys.ev
+	check_eq "getppid entries" 300 "$(awk '$6 == "sys_enter" && $7 == "getppid"' sys.ev | wc -l)"
+	check_eq "getppid exits" 300 "$(awk '$6 == "sys_exit" && $7 == "getppid"' sys.ev | wc -l)"
+	local missing
+	missing=$(awk '$1 == "missing_path" { print $2 }' sys.out)
+	check_eq "failed openat calls with ENOENT" 3 \
+		"$(awk '$6 == "sys_exit" && $7 == "openat" && $9 == "err=ENOENT"' sys.ev | wc -l)"
+	check "syscalls view shows openat errors" grep -q "ENOENT:3" <("$BC" report sys.er syscalls)
+	local writes
+	writes=$(awk '$6 == "sys_exit" && $7 == "write" && $8 == "ret=1"' sys.ev | wc -l)
+	check "at least 300 one-byte writes ($writes)" test "$writes" -ge 300
+	"$BC" record -q -o sys2.er --syscalls=getppid -u main -- "$TGT/sys" 50 >/dev/null 2>&1
+	"$BC" report sys2.er events >sys2.ev
+	check_eq "--syscalls=getppid records getppid only" "getppid" \
+		"$(awk '$6 ~ /^sys_/ { print $7 }' sys2.ev | sort -u | tr -d '\n')"
+	check_eq "--syscalls=getppid count" 100 "$(awk '$6 ~ /^sys_/' sys2.ev | wc -l)"
+}
+
+test_fork_follow() {
+	echo "# forker: 3 children, each 4 calls; one grandchild; parent exits 3"
+	"$BC" record -q -o fork.er -u 'tgt_*' -- "$TGT/forker" 3 4 >fork.out 2>fork.err
+	check_eq "record exits with the command's status (3)" 3 $?
+	check_eq "child work calls from children and grandchild" 16 "$(calls_of fork.er tgt_child_work)"
+	check_eq "parent work calls" 1 "$(calls_of fork.er tgt_parent_work)"
+	"$BC" report fork.er events >fork.ev
+	check_eq "processes that called tgt_child_work" 4 \
+		"$(awk '$6 == "entry" && $7 == "tgt_child_work" { print $2 }' fork.ev | sort -u | wc -l)"
+	check_eq "fork events" 4 "$(awk '$6 == "fork"' fork.ev | wc -l)"
+	check_eq "process exits seen" 5 "$(awk '$6 == "exit"' fork.ev | wc -l)"
+	"$BC" record -q -F off -o nofollow.er -u 'tgt_*' -- "$TGT/forker" 3 4 >/dev/null 2>&1
+	check_eq "-F off: children not traced" 0 "$(calls_of nofollow.er tgt_child_work)"
+	check_eq "-F off: parent still traced" 1 "$(calls_of nofollow.er tgt_parent_work)"
+}
+
+test_exit_status() {
+	echo "# exit status and signals of the command"
+	"$BC" record -q -o ex.er -u main -- "$TGT/exitcode" 42 >/dev/null 2>&1
+	check_eq "exit status 42 passed through" 42 $?
+	"$BC" record -q -o sig.er -u main -- "$TGT/exitcode" sig >/dev/null 2>&1
+	check_eq "death by SIGTERM gives 143" 143 $?
+	check "header reports the signal" grep -q "killed by signal 15" <("$BC" report sig.er header)
+}
+
+test_sigint() {
+	echo "# SIGINT stops recording cleanly"
+	# Background jobs of a script ignore SIGINT; give both the default back.
+	env --default-signal=INT "$BC" record -q -o int.er -u 'tgt_*' -- "$TGT/calls" 100000000 1 \
+		>/dev/null 2>int.err &
+	local pid=$!
+	sleep 1.5
+	kill -INT $pid
+	wait $pid
+	check_eq "SIGINT is passed on; exit status of the interrupted command (130)" 130 $?
+	check "interrupted experiment opens in gprofng" gprofng_ok int.er
+	check "interrupted experiment is closed" bash -c "! '$BC' report int.er header | grep -q live"
+	local n
+	n=$(calls_of int.er tgt_inner)
+	check "interrupted experiment holds calls ($n)" test "$n" -gt 0
+
+	echo "# SIGINT while the command ignores it and keeps calling probed functions"
+	"$BC" record -q -o ign.er -u 'tgt_*' -u libc:getpid -- "$TGT/calls" 100000000 1 >/dev/null 2>ign.err &
+	pid=$!
+	sleep 1.5
+	local t0=$SECONDS
+	kill -INT $pid
+	wait $pid
+	check_eq "recorder stops with 128+SIGINT though the command lives on" 130 $?
+	check "no detach hang: stopped within 10 s ($((SECONDS - t0)) s)" test $((SECONDS - t0)) -le 10
+	local target
+	target=$(pgrep -f "$TGT/calls 100000000 1")
+	check "the command still runs after detach" test -n "$target"
+	[ -n "$target" ] && kill -9 $target
+	check "experiment of a still-running command opens in gprofng" gprofng_ok ign.er
+}
+
+test_bpftrace_counts() {
+	echo "# per-function counts agree with bpftrace on the same run"
+	if ! command -v bpftrace >/dev/null; then
+		bad "bpftrace not installed (tools/install-deps.sh installs it)"
+		return
+	fi
+	bpftrace -e "uprobe:$TGT/calls:tgt_inner { @[pid] = count(); }
+		uprobe:$TGT/calls:tgt_fact { @f[pid] = count(); }" >bt.out 2>&1 &
+	local bt=$!
+	for _ in $(seq 100); do grep -q Attaching bt.out && break; sleep 0.1; done
+	sleep 0.3
+	"$BC" record -q -o bt.er -u 'tgt_*' -- "$TGT/calls" 300 3 >/dev/null 2>&1
+	kill -INT $bt
+	wait $bt
+	local pid bt_inner bt_fact
+	pid=$("$BC" report bt.er header | awk '$1 == "Process:" { print $3 }' | tr -d ,)
+	bt_inner=$(awk -v p="$pid" '$1 == "@[" p "]:" { print $2 }' bt.out)
+	bt_fact=$(awk -v p="$pid" '$1 == "@f[" p "]:" { print $2 }' bt.out)
+	check_eq "tgt_inner: bpfcollect = bpftrace ($bt_inner)" "$bt_inner" "$(calls_of bt.er tgt_inner)"
+	check_eq "tgt_fact: bpfcollect = bpftrace ($bt_fact)" "$bt_fact" "$(calls_of bt.er tgt_fact)"
+}
+
+test_demo() {
+	echo "# the demo program: threads, fork, exec, syscalls"
+	"$BC" record -q -o demo.er --syscalls -- "$BUILD/demo/bcdemo" 2 >demo.out 2>demo.err
+	check_eq "demo records and exits 0" 0 $?
+	check "demo experiment opens in gprofng" gprofng_ok demo.er
+	"$BC" report demo.er >demo.rep
+	check "demo report has functions" grep -q "Calls" demo.rep
+	check "demo report has syscalls" grep -q "openat" demo.rep
+	"$BC" report demo.er events >demo.ev
+	check "demo trace has an exec" grep -q " exec " demo.ev
+	check "demo trace has a fork" grep -q " fork " demo.ev
+	check_eq "demo nesting per thread" ok "$(nesting_ok demo.ev)"
+}
+
+test_naming() {
+	echo "# experiment naming"
+	mkdir -p names && cd names || return
+	"$BC" record -q -u main -- "$TGT/exitcode" 0 >/dev/null 2>&1
+	"$BC" record -q -u main -- "$TGT/exitcode" 0 >/dev/null 2>&1
+	check "default name test.1.er" test -f test.1.er/log.xml
+	check "next default name test.2.er" test -f test.2.er/log.xml
+	"$BC" record -q -d sub -o run.1.er -u main -- "$TGT/exitcode" 0 >/dev/null 2>&1
+	check_eq "-d DIR without the directory fails" 1 $?
+	mkdir sub
+	"$BC" record -q -d sub -o run.1.er -u main -- "$TGT/exitcode" 0 >/dev/null 2>&1
+	check "-d DIR -o NAME" test -f sub/run.1.er/log.xml
+	cd ..
+}
+
+expect_error() { # expect_error DESCRIPTION PATTERN COMMAND...
+	local d=$1 pat=$2 out rc lines
+	shift 2
+	out=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	lines=$(printf '%s\n' "$out" | grep -c .)
+	if [ $rc -ne 0 ] && [ "$lines" -eq 1 ] && grep -qE -- "$pat" <<<"$out"; then
+		ok "$d: $out"
+	else
+		bad "$d: rc=$rc, output: $out"
+	fi
+}
+
+test_bad_input() {
+	echo "# bad input: one clear line, non-zero exit"
+	expect_error "missing command" "no command given" "$BC" record -q
+	expect_error "command not found" "nosuchcmd.*not found" "$BC" record -q -- nosuchcmd-xyz
+	printf '#!/bin/sh\necho hi\n' >script.sh
+	chmod +x script.sh
+	expect_error "non-ELF target" "not an ELF|script" "$BC" record -q -- ./script.sh
+	expect_error "glob matching nothing" "nomatch_xyz" "$BC" record -q -u 'nomatch_xyz*' -- "$TGT/exitcode" 0
+	expect_error "library that does not exist" "libnope" "$BC" record -q -u 'libnope:f' -- "$TGT/exitcode" 0
+	expect_error "unwritable -o" "/nonexistent-dir" "$BC" record -q -o /nonexistent-dir/x.er -u main -- "$TGT/exitcode" 0
+	expect_error "-o not ending in .er" "\.er" "$BC" record -q -o foo -u main -- "$TGT/exitcode" 0
+	expect_error "unknown syscall" "nosuchsyscall" "$BC" record -q --syscalls=read,nosuchsyscall -- "$TGT/exitcode" 0
+	expect_error "bad --bufsize" "bufsize" "$BC" record -q --bufsize=3 -- "$TGT/exitcode" 0
+	if command -v setpriv >/dev/null; then
+		expect_error "not root" "root" setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$BC" record -q -u main -- "$TGT/exitcode" 0
+	else
+		bad "setpriv missing (util-linux)"
+	fi
+	expect_error "report of a missing experiment" "nosuch.er" "$BC" report nosuch.er
+	mkdir -p empty.er
+	expect_error "report of a directory that is no experiment" "empty.er" "$BC" report empty.er
+	expect_error "unknown report view" "view" "$BC" report calls.er nosuchview
+	expect_error "unknown subcommand" "unknown command" "$BC" frobnicate
+	check "no experiment left behind by failed records" bash -c "! ls -d test.*.er 2>/dev/null | grep -q ."
+}
+
+for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
+	demo naming bad_input; do
+	want "$t" && "test_$t"
+done
+
+echo "integration: $pass passed, $fail failed"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -30,6 +30,7 @@
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/launch.h"
 #include "bpfcollect/model.h"
+#include "bpfcollect/probeable.h"
 #include "bpfcollect/procmaps.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/syscalls.h"
@@ -499,6 +500,7 @@ static int setup_bpf(struct recorder *r, char *err, size_t errlen)
 	}
 	bpf_map__set_max_entries(r->skel->maps.events, r->opts->bufsize_mib << 20);
 	r->skel->rodata->follow_children = r->opts->follow;
+	r->skel->rodata->ringbuf_wake_bytes = (uint64_t)(r->opts->bufsize_mib << 20) / 4;
 	if (multi) {
 		bpf_program__set_expected_attach_type(
 			r->skel->progs.func_entry, (enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
@@ -561,6 +563,14 @@ static int setup_bpf(struct recorder *r, char *err, size_t errlen)
 	return 0;
 }
 
+static void warn_unprobeable(const struct bc_func *f, const char *why)
+{
+	fprintf(stderr,
+		"bpfcollect: warning: not tracing %s in %s: its first instruction has a %s, which "
+		"uprobes cannot probe\n",
+		f->name, f->object, why);
+}
+
 static int exit_code_of(int status)
 {
 	if (WIFEXITED(status))
@@ -598,6 +608,20 @@ int bc_cmd_record(int argc, char **argv)
 	rc = bc_symbols_resolve(exe, 0, opts.specs, opts.n_specs, &r.funcs, err, sizeof(err));
 	if (rc < 0)
 		goto fail;
+	size_t resolved = r.funcs.n;
+
+	rc = bc_functab_drop_unprobeable(&r.funcs, warn_unprobeable);
+	if (rc < 0) {
+		snprintf(err, sizeof(err), "cannot read the functions' code: %s", strerror(-rc));
+		goto fail;
+	}
+	if (resolved && r.funcs.n == 0) {
+		snprintf(err, sizeof(err),
+			 "none of the %zu matching functions can be probed (see above); choose "
+			 "others with -u",
+			 resolved);
+		goto fail;
+	}
 
 	/* Signals arrive through a signalfd; the child gets the original mask back. */
 	sigemptyset(&block);

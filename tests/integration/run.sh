@@ -242,6 +242,18 @@ expect_error() { # expect_error DESCRIPTION PATTERN COMMAND...
 	fi
 }
 
+test_unprobeable() {
+	echo "# a function starting with a LOCK prefix cannot be probed: said, and the rest traced"
+	"$BC" record -q -o lk.er -- "$TGT/locked" 7 >lk.out 2>lk.err
+	check_eq "record exits 0" 0 $?
+	check "warning names the function and the reason" grep -q "not tracing tgt_locked.*LOCK prefix" lk.err
+	check_eq "the other function is traced" 7 "$(calls_of lk.er tgt_plain)"
+	"$BC" record -q -o lk2.er -u tgt_locked -- "$TGT/locked" 3 >/dev/null 2>lk2.err
+	check "only unprobeable functions: non-zero exit" test $? -ne 0
+	check "only unprobeable functions: one error line after the warning" \
+		test "$(grep -v warning lk2.err)" == "bpfcollect: none of the 1 matching functions can be probed (see above); choose others with -u"
+}
+
 test_bad_input() {
 	echo "# bad input: one clear line, non-zero exit"
 	expect_error "missing command" "no command given" "$BC" record -q
@@ -270,7 +282,7 @@ test_bad_input() {
 }
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
-	demo naming bad_input; do
+	demo naming unprobeable bad_input; do
 	want "$t" && "test_$t"
 done
 

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/* The first-instruction check: what x86-64 uprobes refuse, and what they take. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "bpfcollect/probeable.h"
+
+#define PROBEABLE(...)                                                                             \
+	do {                                                                                       \
+		const uint8_t code[] = {__VA_ARGS__};                                              \
+		const char *why;                                                                   \
+		assert_int_equal(bc_insn_probeable(code, sizeof(code), &why), 0);                  \
+		assert_null(why);                                                                  \
+	} while (0)
+
+#define REFUSED(reason, ...)                                                                       \
+	do {                                                                                       \
+		const uint8_t code[] = {__VA_ARGS__};                                              \
+		const char *why;                                                                   \
+		assert_int_equal(bc_insn_probeable(code, sizeof(code), &why), -ENOTSUP);           \
+		assert_string_equal(why, reason);                                                  \
+	} while (0)
+
+static void common_prologues_are_probeable(void **state)
+{
+	(void)state;
+	PROBEABLE(0x55);			 /* push %rbp */
+	PROBEABLE(0xf3, 0x0f, 0x1e, 0xfa);	 /* endbr64 */
+	PROBEABLE(0x48, 0x83, 0xec, 0x08);	 /* sub $8,%rsp */
+	PROBEABLE(0x8d, 0x04, 0x3f);		 /* lea (%rdi,%rdi),%eax */
+	PROBEABLE(0x64, 0x48, 0x83, 0x04, 0x25); /* add %fs:..., thread-local counter */
+	PROBEABLE(0x66, 0x90);			 /* xchg %ax,%ax (2-byte nop) */
+	PROBEABLE(0xc3);			 /* ret */
+}
+
+static void refused_prefixes(void **state)
+{
+	(void)state;
+	REFUSED("LOCK prefix", 0xf0, 0x48, 0xff, 0x07);		    /* lock incq (%rdi) */
+	REFUSED("LOCK prefix", 0x66, 0xf0, 0x0f, 0xb1, 0x17);	    /* after another prefix */
+	REFUSED("segment-override prefix", 0x2e, 0x0f, 0x1f, 0x84); /* cs nopw */
+	REFUSED("segment-override prefix", 0x3e, 0xff, 0xe0);	    /* notrack jmp *%rax */
+	REFUSED("segment-override prefix", 0x26, 0x8b, 0x00);
+	REFUSED("segment-override prefix", 0x36, 0x8b, 0x00);
+}
+
+static void refused_opcodes(void **state)
+{
+	(void)state;
+	REFUSED("interrupt instruction", 0xcc);
+	REFUSED("interrupt instruction", 0xcd, 0x80);
+	REFUSED("interrupt instruction", 0xf1);
+	REFUSED("hlt", 0xf4);
+	REFUSED("instruction invalid in 64-bit mode", 0x06);
+	REFUSED("instruction invalid in 64-bit mode", 0x48, 0x60); /* after REX */
+}
+
+static void truncated_input(void **state)
+{
+	const uint8_t prefixes_only[] = {0x66, 0x66};
+	const char *why;
+
+	(void)state;
+	assert_int_equal(bc_insn_probeable(prefixes_only, sizeof(prefixes_only), &why), -ENOTSUP);
+	assert_string_equal(why, "no instruction bytes");
+	assert_int_equal(bc_insn_probeable(prefixes_only, 0, &why), -ENOTSUP);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(common_prologues_are_probeable),
+		cmocka_unit_test(refused_prefixes),
+		cmocka_unit_test(refused_opcodes),
+		cmocka_unit_test(truncated_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -18,9 +18,11 @@
 
 /* Per-thread state; lives in task storage, so it dies with the thread. */
 struct task_state {
-	__u64 seq;             /* last sequence number handed out */
-	__u32 depth;           /* traced-function frames currently open */
-	__u32 sys_nr;          /* syscall in progress */
+	__u64 seq;    /* last sequence number handed out */
+	__u32 traced; /* 1: this thread's process is in traced_pids */
+	__u32 pad;
+	__u32 depth;	       /* traced-function frames currently open */
+	__u32 sys_nr;	       /* syscall in progress */
 	__u64 sys_enter_ktime; /* 0 when no syscall entry is pending */
 	__u64 entry_ktime[BC_MAX_DEPTH];
 	__u64 entry_sp[BC_MAX_DEPTH];
@@ -60,10 +62,37 @@ static __always_inline bool pid_is_traced(__u32 tgid)
 	return bpf_map_lookup_elem(&traced_pids, &tgid) != NULL;
 }
 
+/* The current thread's state, created if needed; only for threads of traced processes. */
 static __always_inline struct task_state *current_task_state(void)
 {
-	return bpf_task_storage_get(&task_states, bpf_get_current_task_btf(), 0,
-				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct task_state *ts = bpf_task_storage_get(&task_states, bpf_get_current_task_btf(), 0,
+						     BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (ts)
+		ts->traced = 1;
+	return ts;
+}
+
+/*
+ * The state of the current thread if its process is traced, else NULL.
+ * Hot path: a traced thread finds its flag in its task storage, one pointer
+ * chase. Only a thread without storage pays the hash lookup, once if it is
+ * traced (its storage is created then), on every hit if it is not (which
+ * keeps untraced processes from growing storage at all).
+ */
+static __always_inline struct task_state *traced_task_state(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_state *ts = bpf_task_storage_get(&task_states, task, 0, 0);
+
+	if (ts)
+		return ts->traced ? ts : NULL;
+	if (!pid_is_traced(bpf_get_current_pid_tgid() >> 32))
+		return NULL;
+	ts = bpf_task_storage_get(&task_states, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (ts)
+		ts->traced = 1;
+	return ts;
 }
 
 static __always_inline void count_lost(__u32 loss_class)
@@ -105,12 +134,15 @@ static __always_inline void *record_reserve(__u32 size, __u16 kind, __u32 loss_c
  * probe hit); it drains on a timer and is woken only when the ring passes a
  * quarter full, so a burst cannot overrun it between two timer ticks.
  */
+/* A quarter of the ring's size; the agent sets it before load. */
+const volatile __u64 ringbuf_wake_bytes __weak = (8 << 20) / 4;
+
 static __always_inline void record_submit(void *rec)
 {
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
 
-	bpf_ringbuf_submit(rec, avail > size / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(rec,
+			   avail > ringbuf_wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 #endif /* BPFCOLLECT_COMMON_BPF_H */

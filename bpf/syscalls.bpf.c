@@ -30,14 +30,12 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	struct task_state *ts;
 	__u64 now;
 
-	if (!pid_is_traced(bpf_get_current_pid_tgid() >> 32) || !syscall_wanted(nr))
+	if (!syscall_wanted(nr))
+		return 0;
+	ts = traced_task_state();
+	if (!ts)
 		return 0;
 	now = bpf_ktime_get_ns();
-	ts = current_task_state();
-	if (!ts) {
-		count_lost(BC_LOSS_SYSCALL);
-		return 0;
-	}
 	ts->sys_nr = (__u32)nr;
 	ts->sys_enter_ktime = now;
 
@@ -64,14 +62,12 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	struct task_state *ts;
 	__u64 now, enter_ktime = 0;
 
-	if (!pid_is_traced(bpf_get_current_pid_tgid() >> 32) || !syscall_wanted(nr))
+	if (!syscall_wanted(nr))
+		return 0;
+	ts = traced_task_state();
+	if (!ts)
 		return 0;
 	now = bpf_ktime_get_ns();
-	ts = current_task_state();
-	if (!ts) {
-		count_lost(BC_LOSS_SYSCALL);
-		return 0;
-	}
 	if (ts->sys_enter_ktime && ts->sys_nr == (__u32)nr)
 		enter_ktime = ts->sys_enter_ktime;
 	ts->sys_enter_ktime = 0;

@@ -15,13 +15,9 @@ int func_entry(struct pt_regs *ctx)
 	struct task_state *ts;
 	__u32 depth;
 
-	if (!pid_is_traced(bpf_get_current_pid_tgid() >> 32))
+	ts = traced_task_state();
+	if (!ts)
 		return 0;
-	ts = current_task_state();
-	if (!ts) {
-		count_lost(BC_LOSS_FUNC);
-		return 0;
-	}
 	depth = ts->depth;
 	ts->entry_ktime[depth & BC_DEPTH_MASK] = now;
 	ts->entry_sp[depth & BC_DEPTH_MASK] = PT_REGS_SP(ctx);
@@ -47,13 +43,9 @@ int func_return(struct pt_regs *ctx)
 	struct task_state *ts;
 	__u32 depth;
 
-	if (!pid_is_traced(bpf_get_current_pid_tgid() >> 32))
+	ts = traced_task_state();
+	if (!ts)
 		return 0;
-	ts = current_task_state();
-	if (!ts) {
-		count_lost(BC_LOSS_FUNC);
-		return 0;
-	}
 	/*
 	 * At return the stack pointer is the entry one plus the popped return
 	 * address. Frames whose entry sp lies below ours were abandoned by

@@ -13,6 +13,13 @@
 # Wall time is the whole command, so it also counts start-up, attach and
 # detach (bpftrace compiles its program with LLVM first).
 #
+# Two bpftrace rows: "bpftrace" only counts entries and returns in a map
+# (the issue's reference point: it records nothing per call), and
+# "bpftrace-rec" records what bpfcollect records, one timestamped line per
+# entry and per return (printf to a file). bpftrace-rec is ~10x slower per
+# call, so it runs BENCH_REC_CALLS (default N/20) calls; per-call overheads
+# compare regardless of N.
+#
 # Environment: BENCH_CALLS (N, default 2000000), BENCH_RUNS (default 3),
 # CC (to build the target when BUILD_DIR does not have it).
 #
@@ -34,6 +41,7 @@ build_dir=$1
 repo_dir=$(cd "$(dirname "$0")/.." && pwd)
 calls=${BENCH_CALLS:-2000000}
 runs=${BENCH_RUNS:-3}
+rec_calls=${BENCH_REC_CALLS:-$((calls / 20))}
 [[ $calls =~ ^[1-9][0-9]*$ ]] || die "BENCH_CALLS must be a positive integer, not '$calls'"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, not '$runs'"
 
@@ -113,11 +121,27 @@ run_bpftrace() {
 	[ $rc -eq 0 ] && [ -n "$elapsed" ]
 }
 
+run_bpftrace_rec() {
+	local prog start end
+	prog="uprobe:$target:bench_hot { printf(\"E %d %d %llu\\n\", pid, tid, nsecs); }
+		uretprobe:$target:bench_hot { printf(\"R %d %d %llu %d\\n\", pid, tid, nsecs, retval); }"
+	start=$(now_ns)
+	bpftrace -o "$tmp/bpftrace-rec.lines" -e "$prog" -c "$target $rec_calls" \
+		>"$tmp/bpftrace-rec.out" 2>"$tmp/bpftrace-rec.err"
+	local rc=$?
+	end=$(now_ns)
+	wall=$((end - start))
+	# With -o, the target's own stdout still goes to ours.
+	elapsed=$(value_of elapsed_ns= "$tmp/bpftrace-rec.out")
+	bpftrace_rec_lines=$(grep -c '^[ER] ' "$tmp/bpftrace-rec.lines" 2>/dev/null)
+	[ $rc -eq 0 ] && [ -n "$elapsed" ]
+}
+
 run_bpfcollect() {
 	local start end
 	rm -rf "$tmp/b.er"
 	start=$(now_ns)
-	"$build_dir/bpfcollect" record -o "$tmp/b.er" -u bench:bench_hot -- "$target" "$calls" \
+	"$build_dir/bpfcollect" record -q -o "$tmp/b.er" -u bench_hot -- "$target" "$calls" \
 		>"$tmp/bpfcollect.out" 2>&1
 	local rc=$?
 	end=$(now_ns)
@@ -151,6 +175,7 @@ fi
 # ---------------------------------------------------------------- the runs
 echo "bench: $calls calls of bench_hot (first instruction: $first_insn), $runs runs each, interleaved"
 untraced_elapsed=() untraced_wall=()
+bpftrace_rec_elapsed=() bpftrace_rec_wall=()
 bpftrace_elapsed=() bpftrace_wall=()
 bpfcollect_elapsed=() bpfcollect_wall=()
 broken=0
@@ -185,6 +210,18 @@ for round in $(seq 1 "$runs"); do
 		fi
 	fi
 
+	if [ $have_bpftrace = 1 ] && [ "$rec_calls" -gt 0 ]; then
+		if run_bpftrace_rec; then
+			bpftrace_rec_elapsed+=("$elapsed") bpftrace_rec_wall+=("$wall")
+			line+=$(printf ', bpftrace-rec %.1f ms (%s lines)' \
+				"$(awk -v n="$elapsed" 'BEGIN { print n / 1e6 }')" "${bpftrace_rec_lines:-0}")
+			[ "${bpftrace_rec_lines:-0}" = $((2 * rec_calls)) ] || bpftrace_counts_bad=1
+		else
+			echo "bench: bpftrace (recording) failed:"
+			show_output "$tmp/bpftrace-rec.err"
+		fi
+	fi
+
 	if [ $have_bpfcollect = 1 ]; then
 		if run_bpfcollect; then
 			bpfcollect_elapsed+=("$elapsed") bpfcollect_wall+=("$wall")
@@ -198,18 +235,15 @@ for round in $(seq 1 "$runs"); do
 	echo "$line"
 done
 
-# What bpfcollect saw, from the report of the last experiment. Its format is
-# not fixed yet: accept it when a bench_hot line shows exactly N calls,
-# otherwise print that line for a human to read.
+# What bpfcollect recorded, from the functions view of the last experiment
+# (first column Calls, last column Name): every call must be there.
 bpfcollect_events="-"
 bpfcollect_report_line=""
 if [ $have_bpfcollect = 1 ]; then
-	if "$build_dir/bpfcollect" report "$tmp/b.er" >"$tmp/report.out" 2>&1; then
-		bpfcollect_report_line=$(grep -m1 -w bench_hot "$tmp/report.out")
-		if [ -n "$bpfcollect_report_line" ] &&
-			awk -v n="$calls" '{ for (i = 1; i <= NF; i++) if ($i == n) found = 1 } END { exit !found }' \
-				<<<"$bpfcollect_report_line"; then
-			bpfcollect_events="calls=$calls"
+	if "$build_dir/bpfcollect" report "$tmp/b.er" functions >"$tmp/report.out" 2>&1; then
+		bpfcollect_report_line=$(awk '$NF == "bench_hot"' "$tmp/report.out")
+		if [ "$(awk '{ print $1 }' <<<"$bpfcollect_report_line")" = "$calls" ]; then
+			bpfcollect_events="calls=$calls (every entry and return recorded)"
 		else
 			bpfcollect_events="see below"
 		fi
@@ -224,9 +258,11 @@ base=$(median "${untraced_elapsed[@]}")
 echo
 printf '%-12s %16s %18s %12s  %s\n' tool "loop (median)" "overhead per call" "wall (med.)" "events counted"
 
-# row TOOL EVENTS ELAPSED... : prints one row; sets $overhead (ns per call, or empty).
+# row TOOL EVENTS WALL ELAPSED... : prints one row; sets $overhead (ns per
+# call, or empty). $row_calls (default N) is the calls of this row's runs;
+# the untraced loop time is scaled to it.
 row() {
-	local tool=$1 events=$2 wall_med=$3
+	local tool=$1 events=$2 wall_med=$3 n=${row_calls:-$calls}
 	shift 3
 	overhead=""
 	if [ $# -eq 0 ]; then
@@ -236,7 +272,8 @@ row() {
 	local med
 	med=$(median "$@")
 	if [ "$tool" != untraced ]; then
-		overhead=$(awk -v t="$med" -v b="$base" -v n="$calls" 'BEGIN { printf "%.1f", (t - b) / n }')
+		overhead=$(awk -v t="$med" -v b="$base" -v n="$n" -v N="$calls" \
+			'BEGIN { printf "%.1f", (t - b * n / N) / n }')
 	fi
 	printf '%-12s %13.1f ms %18s %10.2f s  %s\n' "$tool" \
 		"$(awk -v n="$med" 'BEGIN { print n / 1e6 }')" "${overhead:+$overhead ns}" \
@@ -251,6 +288,12 @@ if [ ${#bpftrace_elapsed[@]} -gt 0 ]; then
 	bpftrace_overhead=$overhead
 else
 	row bpftrace "" ""
+fi
+bpftrace_rec_overhead=""
+if [ ${#bpftrace_rec_elapsed[@]} -gt 0 ]; then
+	row_calls=$rec_calls row bpftrace-rec "$rec_calls calls, ${bpftrace_rec_lines:-0} lines" \
+		"$(median "${bpftrace_rec_wall[@]}")" "${bpftrace_rec_elapsed[@]}"
+	bpftrace_rec_overhead=$overhead
 fi
 bpfcollect_overhead=""
 if [ ${#bpfcollect_elapsed[@]} -eq "$runs" ]; then
@@ -272,7 +315,13 @@ if [ -n "$bpftrace_overhead" ] && [ -n "$bpfcollect_overhead" ]; then
 else
 	echo "overhead ratio bpftrace/bpfcollect: n/a"
 fi
-if [ -n "$bpfcollect_report_line" ] && [ "$bpfcollect_events" != "calls=$calls" ]; then
+if [ -n "$bpftrace_rec_overhead" ] && [ -n "$bpfcollect_overhead" ]; then
+	awk -v a="$bpftrace_rec_overhead" -v b="$bpfcollect_overhead" 'BEGIN {
+		if (b > 0)
+			printf "overhead ratio bpftrace-rec/bpfcollect (both record every event): %.2f\n", a / b
+	}'
+fi
+if [ -n "$bpfcollect_report_line" ] && [[ $bpfcollect_events != calls=* ]]; then
 	echo "bpfcollect report, bench_hot:"
 	printf '    | %s\n' "$bpfcollect_report_line"
 fi

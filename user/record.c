@@ -235,6 +235,45 @@ static void read_lost(struct recorder *r, uint64_t lost[BC_LOSS_NR])
 	free(vals);
 }
 
+/*
+ * Writes one LOST record per CPU and class that lost anything, so every
+ * format can show the losses where they belong (PRF ErrRec, ...), not only
+ * the experiment's log.
+ */
+static int emit_lost_records(struct recorder *r, uint64_t ktime)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int fd = bpf_map__fd(r->skel->maps.lost_events);
+	uint64_t *vals;
+	int rc = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < BC_LOSS_NR && rc == 0; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals) < 0)
+			continue;
+		for (int c = 0; c < ncpu && rc == 0; c++) {
+			struct bc_rec_lost rec = {
+				.h = {.size = sizeof(rec), .kind = BC_REC_LOST, .pid = r->root_pid,
+				      .ktime = ktime},
+				.loss_class = k,
+				.cpu = (uint32_t)c,
+				.count = vals[c],
+			};
+			struct bc_event ev;
+
+			if (!vals[c] || bc_decode(&rec, sizeof(rec), &r->funcs, &ev) < 0)
+				continue;
+			rc = bc_sink_event(r->sink, &ev);
+		}
+	}
+	free(vals);
+	return rc;
+}
+
 static int parse_syscall_list(struct recorder *r, char *err, size_t errlen)
 {
 	int fd = bpf_map__fd(r->skel->maps.syscall_filter);
@@ -702,6 +741,9 @@ int bc_cmd_record(int argc, char **argv)
 		.bad_records = r.bad_records,
 	};
 	read_lost(&r, end.lost);
+	rc = emit_lost_records(&r, end.end_ktime);
+	if (rc < 0 && !r.sink_error)
+		r.sink_error = rc;
 	rc = bc_sink_end(r.sink, &end);
 	if (r.sink_error || rc < 0) {
 		int e = r.sink_error ? r.sink_error : rc;

@@ -242,6 +242,27 @@ expect_error() { # expect_error DESCRIPTION PATTERN COMMAND...
 	fi
 }
 
+test_lost() {
+	echo "# a starved agent: the ring overflows, losses are counted and shown as sequence gaps"
+	"$BC" record -q --bufsize=1 -o lost.er -u 'tgt_*' -- "$TGT/calls" 40000 1 >/dev/null 2>lost.err &
+	local pid=$!
+	sleep 0.4
+	kill -STOP $pid
+	sleep 1
+	kill -CONT $pid
+	wait $pid
+	check_eq "record still exits with the command's status" 0 $?
+	local lost gaps lostrec
+	lost=$("$BC" report lost.er header | awk '$1 == "Events:" { print $4 }')
+	check "losses reported in the header ($lost)" test "${lost:-0}" -gt 0
+	"$BC" report lost.er events >lost.ev
+	gaps=$(awk '$6 != "lost" { if ($3 in last) g += $4 - last[$3] - 1; last[$3] = $4 } END { print g + 0 }' lost.ev)
+	check_eq "lost events equal the gaps in the per-thread sequences" "$lost" "$gaps"
+	lostrec=$(awk '$6 == "lost" { split($8, a, "="); n += a[2] } END { print n + 0 }' lost.ev)
+	check_eq "LOST records in the data add up to the header's count" "$lost" "$lostrec"
+	check "experiment with losses opens in gprofng" gprofng_ok lost.er
+}
+
 test_unprobeable() {
 	echo "# a function starting with a LOCK prefix cannot be probed: said, and the rest traced"
 	"$BC" record -q -o lk.er -- "$TGT/locked" 7 >lk.out 2>lk.err
@@ -282,7 +303,7 @@ test_bad_input() {
 }
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
-	demo naming unprobeable bad_input; do
+	demo naming lost unprobeable bad_input; do
 	want "$t" && "test_$t"
 done
 

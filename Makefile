@@ -71,6 +71,7 @@ LIB_OBJS := $(patsubst user/%.c,$(O)/user/%.o,$(LIB_SRCS)) $(O)/gen/syscall_name
 SAN_OBJS := $(patsubst user/%.c,$(O)/san/user/%.o,$(LIB_SRCS)) $(O)/san/gen/syscall_names.o
 
 BIN := $(O)/bpfcollect
+DEMO := $(O)/demo/bcdemo
 
 .PHONY: all check unit integration demo bench install vmlinux clean format deps
 all: $(BIN)
@@ -133,7 +134,6 @@ $(BIN): $(O)/user/main.o $(O)/libbpfcollect.a
 include tests/tests.mk
 
 # ---------------------------------------------------------------- demo
-DEMO := $(O)/demo/bcdemo
 $(DEMO): demo/bcdemo.c
 	$(msg) CC $@
 	@mkdir -p $(@D)

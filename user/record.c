@@ -29,48 +29,27 @@
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/launch.h"
+#include "bpfcollect/liveset.h"
 #include "bpfcollect/model.h"
 #include "bpfcollect/probeable.h"
 #include "bpfcollect/procmaps.h"
+#include "bpfcollect/record_opts.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/syscalls.h"
 #include "bpfcollect/uprobe_multi.h"
 
-#define DRAIN_INTERVAL_MS   100
-#define STOP_GRACE_NS	    (2ULL * 1000000000ULL)
-#define DEFAULT_BUFSIZE_MIB 8
-
-struct record_opts {
-	const char *exp_name;
-	const char *exp_dir;
-	const char **specs;
-	size_t n_specs;
-	bool syscalls;
-	const char *syscall_list; /* NULL: all */
-	unsigned int bufsize_mib;
-	bool follow;
-	bool quiet;
-	bool verbose;
-	bool no_multi;
-	char *const *argv;
-	char options_text[1024];
-};
-
-/* Processes whose exit the agent waits for (the launched one and its descendants). */
-struct live_set {
-	uint32_t *pids;
-	size_t n, cap;
-};
+#define DRAIN_INTERVAL_MS 100
+#define STOP_GRACE_NS	  (2ULL * 1000000000ULL)
 
 struct recorder {
-	struct record_opts *opts;
+	struct bc_record_opts *opts;
 	struct collect_bpf *skel;
 	struct bc_sink *sink;
 	struct bc_functab funcs;
 	struct bc_attachment att;
 	struct ring_buffer *ring;
 	struct bc_procmaps maps;
-	struct live_set live;
+	struct bc_live_set live;
 	struct bc_child child;
 	uint32_t root_pid;
 	int stop_signal; /* the signal that ended recording, 0 if none */
@@ -80,28 +59,6 @@ struct recorder {
 	uint64_t events, bad_records;
 	bool status_line;
 };
-
-static const char record_usage[] =
-	"usage: bpfcollect record [OPTIONS] -- CMD [ARGS]\n"
-	"\n"
-	"Launches CMD, traces it and its descendants, writes an experiment.\n"
-	"\n"
-	"  -o NAME            experiment name (default test.1.er; an existing\n"
-	"                     STEM.N.er moves N up)\n"
-	"  -d DIR             directory for the experiment (default: current)\n"
-	"  -u [OBJ:]GLOB      trace entry and return of functions matching GLOB in\n"
-	"                     OBJ (a path, or a library name such as libc); no OBJ:\n"
-	"                     the main executable. Repeatable. Default: every\n"
-	"                     function of the main executable.\n"
-	"  --syscalls[=LIST]  trace syscalls (all, or a comma-separated list of\n"
-	"                     names or numbers)\n"
-	"  -F on|off          follow descendants (default on)\n"
-	"  --bufsize=MIB      ring buffer size in MiB, power of two (default 8)\n"
-	"  --no-uprobe-multi  attach one perf uprobe per function even where the\n"
-	"                     kernel has uprobe_multi links (slow to detach)\n"
-	"  -q, --quiet        no status line\n"
-	"  -v, --verbose      libbpf diagnostics\n"
-	"  -h, --help         this text\n";
 
 static bool verbose_libbpf;
 
@@ -137,53 +94,6 @@ static bool may_trace(void)
 #undef HAS_CAP
 }
 
-static int live_add(struct live_set *s, uint32_t pid)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->pids[i] == pid)
-			return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		uint32_t *v = realloc(s->pids, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->pids = v;
-		s->cap = cap;
-	}
-	s->pids[s->n++] = pid;
-	return 0;
-}
-
-static void live_remove(struct live_set *s, uint32_t pid)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		if (s->pids[i] == pid) {
-			s->pids[i] = s->pids[--s->n];
-			return;
-		}
-	}
-}
-
-/* True when pid no longer runs: gone, or a zombie nobody reaped yet. */
-static bool pid_finished(uint32_t pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	bool done = true;
-
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;
-	if (fgets(buf, sizeof(buf), f)) {
-		p = strrchr(buf, ')');
-		done = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
-	}
-	fclose(f);
-	return done;
-}
-
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
@@ -198,10 +108,10 @@ static int handle_record(void *ctx, void *data, size_t size)
 	switch (ev.rec->kind) {
 	case BC_REC_PROC_FORK:
 		if (r->opts->follow)
-			live_add(&r->live, ((const struct bc_rec_fork *)ev.rec)->child_pid);
+			bc_live_add(&r->live, ((const struct bc_rec_fork *)ev.rec)->child_pid);
 		break;
 	case BC_REC_PROC_EXIT:
-		live_remove(&r->live, ev.rec->pid);
+		bc_live_remove(&r->live, ev.rec->pid);
 		break;
 	default:
 		break;
@@ -257,7 +167,9 @@ static int emit_lost_records(struct recorder *r, uint64_t ktime)
 			continue;
 		for (int c = 0; c < ncpu && rc == 0; c++) {
 			struct bc_rec_lost rec = {
-				.h = {.size = sizeof(rec), .kind = BC_REC_LOST, .pid = r->root_pid,
+				.h = {.size = sizeof(rec),
+				      .kind = BC_REC_LOST,
+				      .pid = r->root_pid,
 				      .ktime = ktime},
 				.loss_class = k,
 				.cpu = (uint32_t)c,
@@ -406,13 +318,13 @@ static int drain_loop(struct recorder *r, int sigfd)
 		for (size_t i = 0; i < r->live.n;) {
 			uint32_t pid = r->live.pids[i];
 
-			if (pid != r->root_pid && pid_finished(pid))
-				live_remove(&r->live, pid);
+			if (pid != r->root_pid && bc_pid_finished("/proc", pid))
+				bc_live_remove(&r->live, pid);
 			else
 				i++;
 		}
 		if (r->root_reaped)
-			live_remove(&r->live, r->root_pid);
+			bc_live_remove(&r->live, r->root_pid);
 		/* Whole records reach the disk every tick, so `report` can follow a live run. */
 		rc = bc_er_sink_flush(r->sink);
 		if (rc < 0 && !r->sink_error)
@@ -433,96 +345,6 @@ fail:
 	rc = -errno;
 	close(epfd);
 	return rc;
-}
-
-static int parse_opts(int argc, char **argv, struct record_opts *o)
-{
-	static const struct option longopts[] = {
-		{"syscalls", optional_argument, NULL, 'S' + 256},
-		{"bufsize", required_argument, NULL, 'b' + 256},
-		{"no-uprobe-multi", no_argument, NULL, 'm' + 256},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	size_t used = 0;
-	int c;
-
-	o->follow = true;
-	o->bufsize_mib = DEFAULT_BUFSIZE_MIB;
-	o->specs = calloc((size_t)argc, sizeof(*o->specs));
-	if (!o->specs)
-		return -ENOMEM;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:u:F:qvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->exp_name = optarg;
-			break;
-		case 'd':
-			o->exp_dir = optarg;
-			break;
-		case 'u':
-			if (!*optarg) {
-				bc_error("-u needs [OBJ:]GLOB, e.g. -u 'compute*' or -u "
-					 "libc:malloc");
-				return -EINVAL;
-			}
-			o->specs[o->n_specs++] = optarg;
-			break;
-		case 'F':
-			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
-				bc_error("-F takes on or off, not '%s'", optarg);
-				return -EINVAL;
-			}
-			o->follow = strcmp(optarg, "on") == 0;
-			break;
-		case 'S' + 256:
-			o->syscalls = true;
-			o->syscall_list =
-				optarg && *optarg && strcmp(optarg, "all") ? optarg : NULL;
-			break;
-		case 'b' + 256: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || v == 0 || v > 1024 || (v & (v - 1))) {
-				bc_error("--bufsize takes a power of two of MiB from 1 to 1024, "
-					 "not '%s'",
-					 optarg);
-				return -EINVAL;
-			}
-			o->bufsize_mib = (unsigned int)v;
-			break;
-		}
-		case 'm' + 256:
-			o->no_multi = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			fputs(record_usage, stdout);
-			exit(0);
-		default:
-			fputs(record_usage, stderr);
-			return -EINVAL;
-		}
-	}
-	if (optind >= argc) {
-		bc_error("record: no command given; usage: bpfcollect record [OPTIONS] -- CMD "
-			 "[ARGS]");
-		return -EINVAL;
-	}
-	o->argv = argv + optind;
-	for (int i = 0; i < optind && used < sizeof(o->options_text) - 1; i++)
-		used += (size_t)snprintf(o->options_text + used, sizeof(o->options_text) - used,
-					 "%s%s", i ? " " : "", argv[i]);
-	return 0;
 }
 
 static int setup_bpf(struct recorder *r, char *err, size_t errlen)
@@ -621,16 +443,21 @@ static int exit_code_of(int status)
 
 int bc_cmd_record(int argc, char **argv)
 {
-	struct record_opts opts = {0};
+	struct bc_record_opts opts = {0};
 	struct recorder r = {.opts = &opts, .child = {.release_fd = -1, .error_fd = -1}};
 	char err[PATH_MAX + 512] = "", exe[PATH_MAX], exp_path[PATH_MAX], cwd[PATH_MAX];
 	sigset_t block, old_mask;
 	int rc, sigfd = -1, exit_code = 1;
 
 	bc_functab_init(&r.funcs);
-	if (parse_opts(argc, argv, &opts) < 0) {
-		free(opts.specs);
-		return 2;
+	rc = bc_record_parse_opts(argc, argv, &opts, err, sizeof(err));
+	if (rc != 0) {
+		if (rc > 0)
+			fputs(bc_record_usage, stdout);
+		else
+			bc_error("%s", err);
+		bc_record_opts_free(&opts);
+		return rc > 0 ? 0 : 2;
 	}
 	verbose_libbpf = opts.verbose;
 	libbpf_set_print(libbpf_print);
@@ -679,7 +506,7 @@ int bc_cmd_record(int argc, char **argv)
 		goto fail;
 	r.root_pid = (uint32_t)r.child.pid;
 	bc_procmaps_init(&r.maps, r.root_pid);
-	if (live_add(&r.live, r.root_pid) < 0)
+	if (bc_live_add(&r.live, r.root_pid) < 0)
 		goto fail;
 	rc = setup_bpf(&r, err, sizeof(err));
 	if (rc < 0)
@@ -790,8 +617,8 @@ out:
 	bc_sink_destroy(r.sink);
 	bc_procmaps_free(&r.maps);
 	bc_functab_free(&r.funcs);
-	free(r.live.pids);
-	free(opts.specs);
+	bc_live_free(&r.live);
+	bc_record_opts_free(&opts);
 	if (sigfd >= 0)
 		close(sigfd);
 	return exit_code;

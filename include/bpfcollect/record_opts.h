@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* The options of `bpfcollect record`, parsed apart from the agent so they can be tested. */
+#ifndef BPFCOLLECT_RECORD_OPTS_H
+#define BPFCOLLECT_RECORD_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define BC_DEFAULT_BUFSIZE_MIB 8
+
+struct bc_record_opts {
+	const char *exp_name; /* -o, NULL: default */
+	const char *exp_dir;  /* -d, NULL: current directory */
+	const char **specs;   /* -u, in order; points into argv */
+	size_t n_specs;
+	bool syscalls;		  /* --syscalls given */
+	const char *syscall_list; /* --syscalls=LIST; NULL: all */
+	unsigned int bufsize_mib; /* --bufsize, power of two */
+	bool follow;		  /* -F on|off */
+	bool quiet;
+	bool verbose;
+	bool no_multi;		 /* --no-uprobe-multi */
+	char *const *argv;	 /* the command, NULL-terminated; points into argv */
+	char options_text[1024]; /* the record command line up to the command, for the log */
+};
+
+extern const char bc_record_usage[];
+
+/*
+ * Parses `record [OPTIONS] -- CMD [ARGS]` (argv[0] is "record"). Returns 0,
+ * 1 when --help was asked (nothing else to do), or -EINVAL with one line in
+ * err naming the option and what it takes. Release with
+ * bc_record_opts_free() whatever it returned.
+ */
+int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *err, size_t errlen);
+void bc_record_opts_free(struct bc_record_opts *o);
+
+#endif

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpfcollect/record_opts.h"
+
+const char bc_record_usage[] =
+	"usage: bpfcollect record [OPTIONS] -- CMD [ARGS]\n"
+	"\n"
+	"Launches CMD, traces it and its descendants, writes an experiment.\n"
+	"\n"
+	"  -o NAME            experiment name (default test.1.er; an existing\n"
+	"                     STEM.N.er moves N up)\n"
+	"  -d DIR             directory for the experiment (default: current)\n"
+	"  -u [OBJ:]GLOB      trace entry and return of functions matching GLOB in\n"
+	"                     OBJ (a path, or a library name such as libc); no OBJ:\n"
+	"                     the main executable. Repeatable. Default: every\n"
+	"                     function of the main executable.\n"
+	"  --syscalls[=LIST]  trace syscalls (all, or a comma-separated list of\n"
+	"                     names or numbers)\n"
+	"  -F on|off          follow descendants (default on)\n"
+	"  --bufsize=MIB      ring buffer size in MiB, power of two (default 8)\n"
+	"  --no-uprobe-multi  attach one perf uprobe per function even where the\n"
+	"                     kernel has uprobe_multi links (slow to detach)\n"
+	"  -q, --quiet        no status line\n"
+	"  -v, --verbose      libbpf diagnostics\n"
+	"  -h, --help         this text\n";
+
+enum {
+	OPT_SYSCALLS = 256,
+	OPT_BUFSIZE,
+	OPT_NO_MULTI,
+};
+
+static const struct option longopts[] = {
+	{"syscalls", optional_argument, NULL, OPT_SYSCALLS},
+	{"bufsize", required_argument, NULL, OPT_BUFSIZE},
+	{"no-uprobe-multi", no_argument, NULL, OPT_NO_MULTI},
+	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int bad(char *err, size_t errlen, const char *msg, const char *arg)
+{
+	snprintf(err, errlen, msg, arg);
+	return -EINVAL;
+}
+
+int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *err, size_t errlen)
+{
+	size_t used = 0;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->follow = true;
+	o->bufsize_mib = BC_DEFAULT_BUFSIZE_MIB;
+	o->specs = calloc((size_t)argc + 1, sizeof(*o->specs));
+	if (!o->specs)
+		return bad(err, errlen, "%s", "out of memory");
+	optind = 1;
+	opterr = 0; /* our own one-line messages */
+	while ((c = getopt_long(argc, argv, "+:o:d:u:F:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->exp_name = optarg;
+			break;
+		case 'd':
+			o->exp_dir = optarg;
+			break;
+		case 'u':
+			if (!*optarg)
+				return bad(err, errlen, "%s",
+					   "-u needs [OBJ:]GLOB, e.g. -u 'compute*' or -u "
+					   "libc:malloc");
+			o->specs[o->n_specs++] = optarg;
+			break;
+		case 'F':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return bad(err, errlen, "-F takes on or off, not '%s'", optarg);
+			o->follow = strcmp(optarg, "on") == 0;
+			break;
+		case OPT_SYSCALLS:
+			o->syscalls = true;
+			o->syscall_list =
+				optarg && *optarg && strcmp(optarg, "all") ? optarg : NULL;
+			break;
+		case OPT_BUFSIZE: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v == 0 || v > 1024 || (v & (v - 1)))
+				return bad(err, errlen,
+					   "--bufsize takes a power of two of MiB from 1 to 1024, "
+					   "not '%s'",
+					   optarg);
+			o->bufsize_mib = (unsigned int)v;
+			break;
+		}
+		case OPT_NO_MULTI:
+			o->no_multi = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			return 1;
+		case ':':
+			return bad(err, errlen,
+				   "option '%s' needs a value; see bpfcollect record --help",
+				   argv[optind - 1]);
+		default:
+			return bad(err, errlen, "unknown option '%s'; see bpfcollect record --help",
+				   argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return bad(err, errlen, "%s",
+			   "record: no command given; usage: bpfcollect record [OPTIONS] -- CMD "
+			   "[ARGS]");
+	o->argv = argv + optind;
+	for (int i = 0; i < optind && used < sizeof(o->options_text) - 1; i++)
+		used += (size_t)snprintf(o->options_text + used, sizeof(o->options_text) - used,
+					 "%s%s", i ? " " : "", argv[i]);
+	return 0;
+}
+
+void bc_record_opts_free(struct bc_record_opts *o)
+{
+	free(o->specs);
+	o->specs = NULL;
+	o->n_specs = 0;
+}

@@ -472,6 +472,18 @@ int bc_cmd_record(int argc, char **argv)
 		goto fail;
 	/* Resolve before creating anything, so a typo leaves no empty experiment. */
 	rc = bc_symbols_resolve(exe, 0, opts.specs, opts.n_specs, &r.funcs, err, sizeof(err));
+	if (rc == -ENOENT && opts.n_specs == 0 && opts.syscalls) {
+		/* A stripped program: the syscalls asked for are still worth having. */
+		if (!opts.quiet)
+			fprintf(stderr, "bpfcollect: %s has no function symbols: recording syscalls only\n",
+				exe);
+		rc = 0;
+	} else if (rc == -ENOENT && opts.n_specs == 0) {
+		snprintf(err, sizeof(err),
+			 "%s: no function symbols to trace (stripped?); name functions with -u, or record syscalls with --syscalls",
+			 exe);
+		goto fail;
+	}
 	if (rc < 0)
 		goto fail;
 	size_t resolved = r.funcs.n;

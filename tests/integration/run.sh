@@ -119,6 +119,11 @@ test_syscalls() {
 	check_eq "--syscalls=getppid records getppid only" "getppid" \
 		"$(awk '$6 ~ /^sys_/ { print $7 }' sys2.ev | sort -u | tr -d '\n')"
 	check_eq "--syscalls=getppid count" 100 "$(awk '$6 ~ /^sys_/' sys2.ev | wc -l)"
+	"$BC" record -o true.er --syscalls -- /bin/true >/dev/null 2>true.err
+	check_eq "stripped program with --syscalls: recorded" 0 $?
+	check "stripped program with --syscalls: says syscalls only" grep -q "syscalls only" true.err
+	check "stripped program with --syscalls: exit_group recorded" \
+		grep -q " sys_enter exit_group " <("$BC" report true.er events)
 }
 
 test_fork_follow() {
@@ -282,6 +287,7 @@ test_bad_input() {
 	printf '#!/bin/sh\necho hi\n' >script.sh
 	chmod +x script.sh
 	expect_error "non-ELF target" "not an ELF|script" "$BC" record -q -- ./script.sh
+	expect_error "stripped program without -u" "no function symbols.*--syscalls" "$BC" record -q -- /bin/true
 	expect_error "glob matching nothing" "nomatch_xyz" "$BC" record -q -u 'nomatch_xyz*' -- "$TGT/exitcode" 0
 	expect_error "library that does not exist" "libnope" "$BC" record -q -u 'libnope:f' -- "$TGT/exitcode" 0
 	expect_error "unwritable -o" "/nonexistent-dir" "$BC" record -q -o /nonexistent-dir/x.er -u main -- "$TGT/exitcode" 0

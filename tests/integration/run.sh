@@ -158,6 +158,10 @@ test_sigint() {
 		>/dev/null 2>int.err &
 	local pid=$!
 	sleep 1.5
+	"$BC" report int.er header functions >int.live 2>&1
+	check "report while recording: says the experiment is live" grep -q "live" int.live
+	check "report while recording: whole calls already there" \
+		test "$(awk '$NF == "tgt_inner" { print $1 }' int.live)" -gt 0
 	kill -INT $pid
 	wait $pid
 	check_eq "SIGINT is passed on; exit status of the interrupted command (130)" 130 $?

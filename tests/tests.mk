@@ -12,7 +12,8 @@
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_SAN := $(patsubst tests/unit/%.c,$(O)/tests/san/%,$(UNIT_SRCS))
 UNIT_PLAIN := $(patsubst tests/unit/%.c,$(O)/tests/plain/%,$(UNIT_SRCS))
-UNIT_FIXTURES :=
+# Shared test fixtures are headers (static inline): every test depends on them.
+UNIT_FIXTURES := $(wildcard tests/unit/*.h)
 TARGETS_SRCS := $(wildcard tests/targets/*.c)
 TARGET_BINS := $(patsubst tests/targets/%.c,$(O)/tests/targets/%,$(TARGETS_SRCS))
 

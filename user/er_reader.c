@@ -3,7 +3,9 @@
  * Reads a `.er` experiment and replays it into any sink: the offline half
  * of "one event model, many sinks". Every byte is untrusted; whatever is
  * whole is read, whatever is not is reported in info->notes, and nothing
- * makes the reader crash or allocate without bound.
+ * makes the reader crash or allocate without bound. This file parses the
+ * text files (log.xml, functions, map.xml) and runs the read; the data
+ * files are indexed and replayed by er_replay.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,56 +17,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bpfcollect/experiment.h"
+#include "bpfcollect/er_replay.h"
 #include "bpfcollect/xml.h"
 
 #define NSEC_PER_SEC  1000000000ULL
 #define MAX_TEXT_FILE (256u << 20) /* log.xml, map.xml, functions: text, never this big */
-#define NO_NEXT	      UINT32_MAX
-
-struct map_entry {
-	struct bc_mapping m;
-	char *path;
-	size_t order; /* file order, to keep the sort stable */
-};
-
-/* One data file, mmapped, with every valid record's offset and per-thread chain. */
-struct data_in {
-	const unsigned char *base; /* mmapped, info->files[].bytes long */
-	uint64_t *off;
-	uint32_t *next; /* next record of the same thread in this file, or NO_NEXT */
-	size_t n;
-	size_t cap;
-};
-
-/* The records of one thread in one file: replayed in file order. */
-struct stream {
-	uint32_t tid;
-	uint32_t file;
-	uint32_t cur;
-	uint32_t tail;
-};
-
-struct reader {
-	const char *path;
-	int dirfd;
-	struct bc_er_info *info;
-	char *err;
-	size_t errlen;
-	struct map_entry *maps;
-	size_t nmaps;
-	struct data_in data[BC_ER_NFILES];
-	struct stream *streams;
-	size_t nstreams;
-	uint32_t *slots; /* open-addressing map (file, tid) -> stream index + 1 */
-	size_t nslots;
-	uint32_t *heap;
-	size_t heap_n;
-};
 
 /* Notes are advisory: one lost to a failed allocation beats failing the read. */
-__attribute__((format(printf, 2, 3))) static void note(struct bc_er_info *info, const char *fmt,
-						       ...)
+void bc_er_note(struct bc_er_info *info, const char *fmt, ...)
 {
 	char *line, *all;
 	va_list ap;
@@ -82,8 +42,7 @@ __attribute__((format(printf, 2, 3))) static void note(struct bc_er_info *info, 
 	free(line);
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(struct reader *r, int err, const char *fmt,
-						      ...)
+int bc_er_fail(struct bc_er_reader *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -99,7 +58,7 @@ __attribute__((format(printf, 3, 4))) static int fail(struct reader *r, int err,
  * gives buf NULL, len 0. A live file may grow meanwhile: its size at open
  * is what is read.
  */
-static int map_text(struct reader *r, const char *name, char **buf, size_t *len)
+static int map_text(struct bc_er_reader *r, const char *name, char **buf, size_t *len)
 {
 	struct stat st;
 	int fd, err = 0;
@@ -110,12 +69,13 @@ static int map_text(struct reader *r, const char *name, char **buf, size_t *len)
 	if (fd < 0)
 		return errno == ENOENT
 			       ? -ENOENT
-			       : fail(r, -errno, "%s/%s: %s", r->path, name, strerror(errno));
+			       : bc_er_fail(r, -errno, "%s/%s: %s", r->path, name, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_TEXT_FILE)
-		err = fail(r, -EINVAL, "%s/%s: not a regular file of a sane size", r->path, name);
+		err = bc_er_fail(r, -EINVAL, "%s/%s: not a regular file of a sane size", r->path,
+				 name);
 	else if (st.st_size && (*buf = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
 					    fd, 0)) == MAP_FAILED)
-		err = fail(r, -errno, "%s/%s: mmap: %s", r->path, name, strerror(errno));
+		err = bc_er_fail(r, -errno, "%s/%s: mmap: %s", r->path, name, strerror(errno));
 	if (!err)
 		*len = st.st_size;
 	else
@@ -290,22 +250,23 @@ static int parse_comment(struct bc_er_info *info, const char *text)
  * A torn last element is what a reader of a live experiment may see
  * (or what a crash leaves): keep everything before it, say so.
  */
-static int xml_next(struct reader *r, struct bc_xml *x, struct bc_xml_elem *e, const char *file)
+static int xml_next(struct bc_er_reader *r, struct bc_xml *x, struct bc_xml_elem *e,
+		    const char *file)
 {
 	int ret = bc_xml_next(x, e);
 	unsigned int line;
 	const char *msg = bc_xml_error(x, &line);
 
 	if (ret == -ENODATA)
-		note(r->info, "%s:%u: %s; ignored (experiment still being written?)", file, line,
-		     msg);
+		bc_er_note(r->info, "%s:%u: %s; ignored (experiment still being written?)", file,
+			   line, msg);
 	else if (ret < 0)
-		return fail(r, ret == -ENOMEM ? -ENOMEM : -EINVAL, "%s/%s:%u: %s", r->path, file,
-			    line, msg);
+		return bc_er_fail(r, ret == -ENOMEM ? -ENOMEM : -EINVAL, "%s/%s:%u: %s", r->path,
+				  file, line, msg);
 	return ret == -ENODATA ? 0 : ret;
 }
 
-static int log_event(struct reader *r, const struct bc_xml_elem *e)
+static int log_event(struct bc_er_reader *r, const struct bc_xml_elem *e)
 {
 	struct bc_er_info *info = r->info;
 	const char *kind = bc_xml_attr(e, "kind"), *id = bc_xml_attr(e, "id");
@@ -316,23 +277,25 @@ static int log_event(struct reader *r, const struct bc_xml_elem *e)
 		return 0;
 	if (!strcmp(kind, "run")) {
 		if (!bc_xml_parse_tstamp(bc_xml_attr(e, "tstamp"), &t))
-			return fail(r, -EINVAL, "%s/log.xml:%u: bad run tstamp", r->path, e->line);
+			return bc_er_fail(r, -EINVAL, "%s/log.xml:%u: bad run tstamp", r->path,
+					  e->line);
 		info->start_ktime = t;
 		if (parse_s64(bc_xml_attr(e, "time"), &s))
 			info->wall_time = s;
 	} else if (!strcmp(kind, "exit")) {
 		if (!bc_xml_parse_tstamp(bc_xml_attr(e, "tstamp"), &t))
-			return fail(r, -EINVAL, "%s/log.xml:%u: bad exit tstamp", r->path, e->line);
+			return bc_er_fail(r, -EINVAL, "%s/log.xml:%u: bad exit tstamp", r->path,
+					  e->line);
 		info->closed = true;
 		info->exit_tstamp = t;
 	} else if (!strcmp(kind, "comment") && id && !strcmp(id, "400")) {
 		if (parse_comment(info, e->text))
-			return fail(r, -ENOMEM, "%s: out of memory", r->path);
+			return bc_er_fail(r, -ENOMEM, "%s: out of memory", r->path);
 	}
 	return 0;
 }
 
-static int log_element(struct reader *r, const struct bc_xml_elem *e)
+static int log_element(struct bc_er_reader *r, const struct bc_xml_elem *e)
 {
 	struct bc_er_info *info = r->info;
 	const char *v;
@@ -341,8 +304,8 @@ static int log_element(struct reader *r, const struct bc_xml_elem *e)
 
 	if (!strcmp(e->name, "experiment") && (v = bc_xml_attr(e, "version"))) {
 		if (sscanf(v, "%u.%u", &info->version_major, &info->version_minor) < 1)
-			return fail(r, -EINVAL, "%s/log.xml:%u: bad experiment version '%s'",
-				    r->path, e->line, v);
+			return bc_er_fail(r, -EINVAL, "%s/log.xml:%u: bad experiment version '%s'",
+					  r->path, e->line, v);
 	} else if (!strcmp(e->name, "collector")) {
 		err = set_str(&info->collector, e->text);
 	} else if (!strcmp(e->name, "system")) {
@@ -362,10 +325,10 @@ static int log_element(struct reader *r, const struct bc_xml_elem *e)
 	} else if (!strcmp(e->name, "event")) {
 		return log_event(r, e);
 	}
-	return err ? fail(r, err, "%s: out of memory", r->path) : 0;
+	return err ? bc_er_fail(r, err, "%s: out of memory", r->path) : 0;
 }
 
-static int parse_log(struct reader *r)
+static int parse_log(struct bc_er_reader *r)
 {
 	struct bc_er_info *info = r->info;
 	struct bc_xml_elem e;
@@ -376,9 +339,10 @@ static int parse_log(struct reader *r)
 
 	err = map_text(r, "log.xml", &buf, &len);
 	if (err == -ENOENT)
-		return fail(r, -ENOENT,
-			    "%s: not an experiment (no log.xml); give the path of a .er directory",
-			    r->path);
+		return bc_er_fail(
+			r, -ENOENT,
+			"%s: not an experiment (no log.xml); give the path of a .er directory",
+			r->path);
 	if (err)
 		return err;
 	bc_xml_init(&x, buf ? buf : "", len);
@@ -390,31 +354,32 @@ static int parse_log(struct reader *r)
 		return err;
 
 	if (info->version_major > 12)
-		return fail(
+		return bc_er_fail(
 			r, -EPROTONOSUPPORT,
 			"%s: experiment version %u.%u is newer than this bpfcollect reads (12.x)",
 			r->path, info->version_major, info->version_minor);
 	if (info->version_major && info->version_major < 12)
-		return fail(r, -EPROTONOSUPPORT,
-			    "%s: experiment version %u.%u is too old (12.x is read)", r->path,
-			    info->version_major, info->version_minor);
+		return bc_er_fail(r, -EPROTONOSUPPORT,
+				  "%s: experiment version %u.%u is too old (12.x is read)", r->path,
+				  info->version_major, info->version_minor);
 	if (info->format > BC_ER_FORMAT)
-		return fail(r, -EPROTONOSUPPORT,
-			    "%s: written by a newer bpfcollect (format %u; this one reads format "
-			    "%d); upgrade bpfcollect",
-			    r->path, info->format, BC_ER_FORMAT);
+		return bc_er_fail(
+			r, -EPROTONOSUPPORT,
+			"%s: written by a newer bpfcollect (format %u; this one reads format "
+			"%d); upgrade bpfcollect",
+			r->path, info->format, BC_ER_FORMAT);
 	if (!info->start_ktime)
-		note(info, "log.xml: no run event; times are relative to 0");
+		bc_er_note(info, "log.xml: no run event; times are relative to 0");
 	if (!info->wall_offset_ns && info->wall_time)
 		info->wall_offset_ns =
 			info->wall_time * (int64_t)NSEC_PER_SEC - (int64_t)info->start_ktime;
 	if (!info->argv && (err = split_argv(info->cmdline ? info->cmdline : "", &info->argv)))
-		return fail(r, err, "%s: out of memory", r->path);
+		return bc_er_fail(r, err, "%s: out of memory", r->path);
 	return 0;
 }
 
 /* functions: "# comment" lines, then "id\tobject\t0xoffset\t0xaddr\tsize\tname" lines. */
-static int parse_functions(struct reader *r)
+static int parse_functions(struct bc_er_reader *r)
 {
 	size_t len, lineno = 0;
 	char *buf, *line, *nl;
@@ -423,7 +388,7 @@ static int parse_functions(struct reader *r)
 	err = map_text(r, "functions", &buf, &len);
 	if (err == -ENOENT) {
 		if (r->info->format)
-			note(r->info, "functions: missing; function names are unknown");
+			bc_er_note(r->info, "functions: missing; function names are unknown");
 		return 0;
 	}
 	if (err)
@@ -436,7 +401,7 @@ static int parse_functions(struct reader *r)
 		lineno++;
 		nl = memchr(line, '\n', buf + len - line);
 		if (!nl) {
-			note(r->info, "functions:%zu: torn last line ignored", lineno);
+			bc_er_note(r->info, "functions:%zu: torn last line ignored", lineno);
 			break;
 		}
 		*nl = '\0';
@@ -446,21 +411,22 @@ static int parse_functions(struct reader *r)
 			f[nf++] = strsep(&p, "\t");
 		if (nf != 6 || !parse_u64(f[0], 10, &id) || !parse_u64(f[2], 0, &off) ||
 		    !parse_u64(f[3], 0, &addr) || !parse_u64(f[4], 10, &size)) {
-			err = fail(r, -EINVAL,
-				   "%s/functions:%zu: expected id, object, offset, addr, "
-				   "size, name separated by tabs",
-				   r->path, lineno);
+			err = bc_er_fail(r, -EINVAL,
+					 "%s/functions:%zu: expected id, object, offset, addr, "
+					 "size, name separated by tabs",
+					 r->path, lineno);
 			goto out;
 		}
 		/* ids index the table (they are BPF cookies): they must come densely, in order */
 		if (id != r->info->funcs.n) {
-			err = fail(r, -EINVAL, "%s/functions:%zu: function id %llu out of order",
-				   r->path, lineno, (unsigned long long)id);
+			err = bc_er_fail(r, -EINVAL,
+					 "%s/functions:%zu: function id %llu out of order", r->path,
+					 lineno, (unsigned long long)id);
 			goto out;
 		}
 		err = bc_functab_add(&r->info->funcs, f[5], f[1], addr, size, off);
 		if (err) {
-			fail(r, err, "%s: out of memory", r->path);
+			bc_er_fail(r, err, "%s: out of memory", r->path);
 			goto out;
 		}
 	}
@@ -471,36 +437,36 @@ out:
 
 static int map_cmp(const void *a, const void *b)
 {
-	const struct map_entry *x = a, *y = b;
+	const struct bc_er_map *x = a, *y = b;
 
 	if (x->m.ktime != y->m.ktime)
 		return x->m.ktime < y->m.ktime ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int map_segment(struct reader *r, const struct bc_xml_elem *e)
+static int map_segment(struct bc_er_reader *r, const struct bc_xml_elem *e)
 {
 	const char *name = bc_xml_attr(e, "name"), *foff = bc_xml_attr(e, "foffset");
 	uint64_t t, vaddr, size, offset, modes;
-	struct map_entry *m;
+	struct bc_er_map *m;
 
 	if (!name || !bc_xml_parse_tstamp(bc_xml_attr(e, "tstamp"), &t) ||
 	    !parse_u64(bc_xml_attr(e, "vaddr"), 16, &vaddr) ||
 	    !parse_u64(bc_xml_attr(e, "size"), 10, &size) || !foff ||
 	    !parse_u64(foff + (*foff == '+'), 16, &offset) ||
 	    !parse_u64(bc_xml_attr(e, "modes"), 16, &modes) || vaddr + size < vaddr)
-		return fail(r, -EINVAL, "%s/map.xml:%u: bad segment event", r->path, e->line);
+		return bc_er_fail(r, -EINVAL, "%s/map.xml:%u: bad segment event", r->path, e->line);
 	if (r->nmaps % 64 == 0) {
 		m = realloc(r->maps, (r->nmaps + 64) * sizeof(*m));
 		if (!m)
-			return fail(r, -ENOMEM, "%s: out of memory", r->path);
+			return bc_er_fail(r, -ENOMEM, "%s: out of memory", r->path);
 		r->maps = m;
 	}
 	m = &r->maps[r->nmaps];
 	memset(m, 0, sizeof(*m));
 	m->path = strdup(name);
 	if (!m->path)
-		return fail(r, -ENOMEM, "%s: out of memory", r->path);
+		return bc_er_fail(r, -ENOMEM, "%s: out of memory", r->path);
 	m->order = r->nmaps++;
 	m->m.pid = r->info->root_pid;
 	m->m.ktime = r->info->start_ktime + t;
@@ -514,7 +480,7 @@ static int map_segment(struct reader *r, const struct bc_xml_elem *e)
 	return 0;
 }
 
-static int parse_map(struct reader *r)
+static int parse_map(struct bc_er_reader *r)
 {
 	struct bc_xml_elem e;
 	struct bc_xml x;
@@ -524,7 +490,7 @@ static int parse_map(struct reader *r)
 
 	err = map_text(r, "map.xml", &buf, &len);
 	if (err == -ENOENT) {
-		note(r->info, "map.xml: missing; no load objects");
+		bc_er_note(r->info, "map.xml: missing; no load objects");
 		return 0;
 	}
 	if (err)
@@ -548,297 +514,10 @@ static int parse_map(struct reader *r)
 	return 0;
 }
 
-/* Slot of (file, tid) in slots[n]: the one holding it, or the free one where it goes. */
-static size_t slot_find(const struct reader *r, const uint32_t *slots, size_t n, uint32_t file,
-			uint32_t tid)
-{
-	size_t i = (((uint64_t)file << 32 | tid) * 0x9e3779b97f4a7c15ULL >> 32) & (n - 1);
-
-	for (; slots[i]; i = (i + 1) & (n - 1))
-		if (r->streams[slots[i] - 1].file == file && r->streams[slots[i] - 1].tid == tid)
-			break;
-	return i;
-}
-
-/* The stream of (file, tid), created on first use. */
-static int stream_of(struct reader *r, uint32_t file, uint32_t tid, uint32_t *idx)
-{
-	size_t i;
-
-	/* the map stays at most half full; streams grow with it */
-	if (2 * (r->nstreams + 1) > r->nslots) {
-		size_t n = r->nslots ? r->nslots * 2 : 64;
-		uint32_t *slots = calloc(n, sizeof(*slots));
-		struct stream *st = slots ? realloc(r->streams, n / 2 * sizeof(*st)) : NULL;
-
-		if (!st) {
-			free(slots);
-			return -ENOMEM;
-		}
-		r->streams = st;
-		for (size_t s = 0; s < r->nstreams; s++)
-			slots[slot_find(r, slots, n, st[s].file, st[s].tid)] = (uint32_t)s + 1;
-		free(r->slots);
-		r->slots = slots;
-		r->nslots = n;
-	}
-	i = slot_find(r, r->slots, r->nslots, file, tid);
-	if (!r->slots[i]) {
-		r->streams[r->nstreams] =
-			(struct stream){.tid = tid, .file = file, .cur = NO_NEXT, .tail = NO_NEXT};
-		r->slots[i] = (uint32_t)++r->nstreams;
-	}
-	*idx = r->slots[i] - 1;
-	return 0;
-}
-
-static int add_record(struct reader *r, uint32_t f, const struct bc_rec_head *h, uint64_t off)
-{
-	struct data_in *d = &r->data[f];
-	struct stream *s;
-	uint32_t idx;
-	int err;
-
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 1024;
-		uint64_t *o;
-		uint32_t *nx;
-
-		if (cap >= NO_NEXT)
-			return -EFBIG;
-		o = realloc(d->off, cap * sizeof(*o));
-		if (o)
-			d->off = o;
-		nx = o ? realloc(d->next, cap * sizeof(*nx)) : NULL;
-		if (!nx)
-			return -ENOMEM;
-		d->next = nx;
-		d->cap = cap;
-	}
-	err = stream_of(r, f, h->tid, &idx);
-	if (err)
-		return err;
-	s = &r->streams[idx];
-	d->off[d->n] = off;
-	d->next[d->n] = NO_NEXT;
-	if (s->tail == NO_NEXT)
-		s->cur = (uint32_t)d->n;
-	else
-		d->next[s->tail] = (uint32_t)d->n;
-	s->tail = (uint32_t)d->n++;
-	return 0;
-}
-
-/* Maps one data file and indexes its whole, valid records. */
-static int index_file(struct reader *r, uint32_t f)
-{
-	struct bc_er_info *info = r->info;
-	struct bc_er_file_stats *st = &info->files[f];
-	struct data_in *d = &r->data[f];
-	const char *name = bc_er_file_name(f);
-	struct stat sb;
-	uint64_t off = 0;
-	int fd, err;
-
-	fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			return fail(r, -errno, "%s/%s: %s", r->path, name, strerror(errno));
-		if (info->format)
-			note(info, "%s: missing", name);
-		return 0;
-	}
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return fail(r, -EINVAL, "%s/%s: not a regular file", r->path, name);
-	}
-	st->bytes = sb.st_size;
-	if (st->bytes) {
-		/* mmap: page-aligned, so every record at an 8-byte offset is aligned for decoding
-		 */
-		void *p = mmap(NULL, st->bytes, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (p == MAP_FAILED) {
-			err = -errno;
-			close(fd);
-			return fail(r, err, "%s/%s: mmap: %s", r->path, name, strerror(-err));
-		}
-		d->base = p;
-	}
-	close(fd);
-
-	while (off < st->bytes) {
-		const struct bc_rec_head *h = (const void *)(d->base + off);
-		uint64_t rest = st->bytes - off;
-		struct bc_event ev;
-
-		if (rest < sizeof(*h) || h->size > rest) {
-			st->truncated_bytes = rest;
-			note(info, "%s: last record torn at offset %llu; %llu bytes ignored", name,
-			     (unsigned long long)off, (unsigned long long)rest);
-			break;
-		}
-		if (h->size < sizeof(*h) || (h->size & 7)) {
-			/* nothing after a bad size can be framed: stop this file */
-			st->truncated_bytes = rest;
-			st->stopped = true;
-			note(info, "%s: bad record size %u at offset %llu; last %llu bytes skipped",
-			     name, h->size, (unsigned long long)off, (unsigned long long)rest);
-			break;
-		}
-		if (bc_decode(h, h->size, &info->funcs, &ev) < 0 ||
-		    bc_er_file_for_kind(h->kind) != (int)f) {
-			st->bad_records++;
-			off += h->size;
-			continue;
-		}
-		err = add_record(r, f, h, off);
-		if (err)
-			return fail(r, err, "%s/%s: %s", r->path, name, strerror(-err));
-		st->records++;
-		if (h->kind == BC_REC_LOST) {
-			const struct bc_rec_lost *l = (const void *)h;
-
-			info->lost_records[l->loss_class] += l->count;
-		}
-		if (h->ktime > info->last_ktime)
-			info->last_ktime = h->ktime;
-		off += h->size;
-	}
-	if (st->bad_records)
-		note(info, "%s: %llu invalid records skipped", name,
-		     (unsigned long long)st->bad_records);
-	info->bad_records_read += st->bad_records;
-	info->truncated_bytes += st->truncated_bytes;
-	return 0;
-}
-
-static const struct bc_rec_head *stream_head(const struct reader *r, uint32_t s)
-{
-	const struct stream *st = &r->streams[s];
-
-	return (const void *)(r->data[st->file].base + r->data[st->file].off[st->cur]);
-}
-
-/* Time order; ties by thread and its sequence number; the file index keeps it total. */
-static bool before(const struct reader *r, uint32_t a, uint32_t b)
-{
-	const struct bc_rec_head *x = stream_head(r, a), *y = stream_head(r, b);
-
-	if (x->ktime != y->ktime)
-		return x->ktime < y->ktime;
-	if (x->tid != y->tid)
-		return x->tid < y->tid;
-	if (x->seq != y->seq)
-		return x->seq < y->seq;
-	return r->streams[a].file < r->streams[b].file;
-}
-
-static void sift_down(struct reader *r, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		uint32_t t;
-
-		if (l < r->heap_n && before(r, r->heap[l], r->heap[m]))
-			m = l;
-		if (l + 1 < r->heap_n && before(r, r->heap[l + 1], r->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		t = r->heap[i];
-		r->heap[i] = r->heap[m];
-		r->heap[m] = t;
-		i = m;
-	}
-}
-
-static int sink_fail(struct reader *r, struct bc_sink *sink, int err)
-{
-	return fail(r, err, "%s: %s sink: %s", r->path, sink->ops->name ? sink->ops->name : "?",
-		    strerror(-err));
-}
-
-/* k-way merge of the per-thread streams, mappings slotted in by time. */
-static int replay(struct reader *r, struct bc_sink *sink)
-{
-	size_t next_map = 0;
-	int err;
-
-	r->heap = malloc((r->nstreams + 1) * sizeof(*r->heap));
-	if (!r->heap)
-		return fail(r, -ENOMEM, "%s: out of memory", r->path);
-	for (size_t s = 0; s < r->nstreams; s++)
-		r->heap[r->heap_n++] = (uint32_t)s;
-	for (size_t i = r->heap_n / 2; i-- > 0;)
-		sift_down(r, i);
-
-	while (r->heap_n) {
-		uint32_t s = r->heap[0];
-		const struct bc_rec_head *h = stream_head(r, s);
-		struct stream *st = &r->streams[s];
-		struct bc_event ev;
-
-		for (; next_map < r->nmaps && r->maps[next_map].m.ktime <= h->ktime; next_map++)
-			if ((err = bc_sink_mapping(sink, &r->maps[next_map].m)))
-				return sink_fail(r, sink, err);
-		bc_decode(h, h->size, &r->info->funcs, &ev); /* validated while indexing */
-		if ((err = bc_sink_event(sink, &ev)))
-			return sink_fail(r, sink, err);
-		r->info->events_read++;
-		st->cur = r->data[st->file].next[st->cur];
-		if (st->cur == NO_NEXT)
-			r->heap[0] = r->heap[--r->heap_n];
-		sift_down(r, 0);
-	}
-	for (; next_map < r->nmaps; next_map++)
-		if ((err = bc_sink_mapping(sink, &r->maps[next_map].m)))
-			return sink_fail(r, sink, err);
-	return 0;
-}
-
-static int replay_session(struct reader *r, struct bc_sink *sink)
-{
-	struct bc_er_info *info = r->info;
-	struct bc_session sess = {
-		.argv = info->argv,
-		.root_pid = info->root_pid,
-		.start_ktime = info->start_ktime,
-		.wall_offset_ns = info->wall_offset_ns,
-		.options = info->options,
-		.cwd = info->cwd,
-		.funcs = &info->funcs,
-		.ringbuf_bytes = info->ringbuf_bytes,
-		.syscalls = info->syscalls,
-	};
-	struct bc_session_end end = {
-		.exit_status = info->exit_status,
-		.events = info->have_counts ? info->events : info->events_read,
-		.bad_records = info->bad_records + info->bad_records_read,
-	};
-	int err;
-
-	if ((err = bc_sink_begin(sink, &sess)))
-		return sink_fail(r, sink, err);
-	if ((err = replay(r, sink)))
-		return err;
-	/* a live experiment ends where its data does; its losses are in LOST records */
-	end.end_ktime = info->closed ? info->start_ktime + info->exit_tstamp
-				     : (info->last_ktime > info->start_ktime ? info->last_ktime
-									     : info->start_ktime);
-	if (!info->have_counts)
-		end.events = info->events_read;
-	for (int i = 0; i < BC_LOSS_NR; i++)
-		end.lost[i] = info->have_counts ? info->lost[i] : info->lost_records[i];
-	if ((err = bc_sink_end(sink, &end)))
-		return sink_fail(r, sink, err);
-	return 0;
-}
-
 int bc_er_read(const char *exp_path, struct bc_sink *sink, struct bc_er_info *info, char *err,
 	       size_t errlen)
 {
-	struct reader r = {
+	struct bc_er_reader r = {
 		.path = exp_path, .info = info, .err = err, .errlen = errlen, .dirfd = -1};
 	uint64_t stored = 0;
 	int ret;
@@ -850,45 +529,40 @@ int bc_er_read(const char *exp_path, struct bc_sink *sink, struct bc_er_info *in
 		err[0] = '\0';
 	r.dirfd = open(exp_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r.dirfd < 0) {
-		ret = errno == ENOTDIR ? fail(&r, -ENOTDIR,
-					      "%s: not an experiment (not a directory); give the "
-					      "path of a .er directory",
-					      exp_path)
-				       : fail(&r, -errno, "%s: %s", exp_path, strerror(errno));
+		ret = errno == ENOTDIR
+			      ? bc_er_fail(&r, -ENOTDIR,
+					   "%s: not an experiment (not a directory); give the "
+					   "path of a .er directory",
+					   exp_path)
+			      : bc_er_fail(&r, -errno, "%s: %s", exp_path, strerror(errno));
 		goto out;
 	}
 	if ((ret = parse_log(&r)) || (ret = parse_functions(&r)) || (ret = parse_map(&r)))
 		goto out;
 	for (uint32_t f = 0; f < BC_ER_NFILES; f++)
-		if ((ret = index_file(&r, f)))
+		if ((ret = bc_er_index_file(&r, f)))
 			goto out;
 	for (uint32_t f = 0; f < BC_ER_NFILES; f++)
 		stored += info->files[f].records + info->files[f].bad_records;
 	if (!info->closed)
-		note(info, "log.xml: no exit event: experiment not closed (still recording, or "
+		bc_er_note(info,
+			   "log.xml: no exit event: experiment not closed (still recording, or "
 			   "the agent died)");
 	else if (info->records_written != stored)
-		note(info, "log.xml: the writer stored %llu records, the data files hold %llu",
-		     (unsigned long long)info->records_written, (unsigned long long)stored);
+		bc_er_note(info,
+			   "log.xml: the writer stored %llu records, the data files hold %llu",
+			   (unsigned long long)info->records_written, (unsigned long long)stored);
 	if (sink) {
-		ret = replay_session(&r, sink);
+		ret = bc_er_replay(&r, sink);
 	} else {
 		for (uint32_t f = 0; f < BC_ER_NFILES; f++)
 			info->events_read += info->files[f].records;
 	}
 out:
-	for (int f = 0; f < BC_ER_NFILES; f++) {
-		if (r.data[f].base)
-			munmap((void *)r.data[f].base, info->files[f].bytes);
-		free(r.data[f].off);
-		free(r.data[f].next);
-	}
+	bc_er_replay_free(&r);
 	for (size_t i = 0; i < r.nmaps; i++)
 		free(r.maps[i].path);
 	free(r.maps);
-	free(r.streams);
-	free(r.slots);
-	free(r.heap);
 	if (r.dirfd >= 0)
 		close(r.dirfd);
 	return ret;

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to the `.er` reader, not part of the library's API: shared by
+ * user/er_reader.c, which parses log.xml, functions and map.xml and runs
+ * bc_er_read, and user/er_replay.c, which maps the data files, validates
+ * and indexes their records, and replays them into a sink merged in time
+ * order with the mappings.
+ */
+#ifndef BPFCOLLECT_ER_REPLAY_H
+#define BPFCOLLECT_ER_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfcollect/experiment.h"
+
+#define BC_ER_NO_NEXT UINT32_MAX
+
+/* One segment event of map.xml. */
+struct bc_er_map {
+	struct bc_mapping m;
+	char *path;
+	size_t order; /* file order, to keep the sort stable */
+};
+
+/* One data file, mmapped, with every valid record's offset and per-thread chain. */
+struct bc_er_data {
+	const unsigned char *base; /* mmapped, info->files[].bytes long */
+	uint64_t *off;
+	uint32_t *next; /* next record of the same thread in this file, or BC_ER_NO_NEXT */
+	size_t n;
+	size_t cap;
+};
+
+/* The records of one thread in one file: replayed in file order. */
+struct bc_er_stream {
+	uint32_t tid;
+	uint32_t file;
+	uint32_t cur;
+	uint32_t tail;
+};
+
+/* The data files' index and the merge over it; owned by er_replay.c. */
+struct bc_er_replay {
+	struct bc_er_data data[BC_ER_NFILES];
+	struct bc_er_stream *streams;
+	size_t nstreams;
+	uint32_t *slots; /* open-addressing map (file, tid) -> stream index + 1 */
+	size_t nslots;
+	uint32_t *heap;
+	size_t heap_n;
+};
+
+/* One bc_er_read: zero it, then set path, dirfd, info, err and errlen. */
+struct bc_er_reader {
+	const char *path;
+	int dirfd;
+	struct bc_er_info *info;
+	char *err;
+	size_t errlen;
+	struct bc_er_map *maps; /* map.xml's segments, sorted by time */
+	size_t nmaps;
+	struct bc_er_replay rp;
+};
+
+/* Appends one line to info->notes; a note lost to a failed allocation is dropped. */
+__attribute__((format(printf, 2, 3))) void bc_er_note(struct bc_er_info *info, const char *fmt,
+						      ...);
+/* Writes the message into r->err and returns err. */
+__attribute__((format(printf, 3, 4))) int bc_er_fail(struct bc_er_reader *r, int err,
+						     const char *fmt, ...);
+
+/*
+ * Maps data file f and indexes its whole, valid records into r->rp,
+ * filling info->files[f] and the totals read. A missing file is a note.
+ * Needs info->funcs (records are validated against it).
+ */
+int bc_er_index_file(struct bc_er_reader *r, enum bc_er_file f);
+
+/*
+ * Replays the indexed records into sink: begin, then events merged in time
+ * order with r->maps, then end. A sink error is returned as is.
+ */
+int bc_er_replay(struct bc_er_reader *r, struct bc_sink *sink);
+
+/* Unmaps the data files and frees r->rp. */
+void bc_er_replay_free(struct bc_er_reader *r);
+
+#endif /* BPFCOLLECT_ER_REPLAY_H */

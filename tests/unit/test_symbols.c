@@ -559,7 +559,7 @@ static void test_stripped_lib(void **state)
 {
 	const char *specs[] = {LIB_STRIP ":symfix_*"};
 	const char *ifunc[] = {LIB_STRIP ":symfix_dual"};
-	char err[1024], expect[2 * PATH_MAX], canon[PATH_MAX];
+	char err[1024], expect[2 * PATH_MAX];
 	struct bc_functab t;
 
 	(void)state;
@@ -571,13 +571,79 @@ static void test_stripped_lib(void **state)
 
 	/* The hidden VERS_1 symfix_dual is a FUNC, but the name's default is an IFUNC. */
 	assert_int_equal(resolve(PIE, 0, ifunc, 1, &t, err, sizeof(err)), -ENOENT);
-	canonical(LIB_STRIP, canon);
 	snprintf(expect, sizeof(expect),
-		 "-u '%s': no function matches 'symfix_dual' in %s (only GNU IFUNC symbols do, "
-		 "which are not probed: name the implementations they select)",
-		 ifunc[0], canon);
+		 "-u '%s': symfix_dual is a GNU IFUNC in libsymfix-stripped.so, not probed; the "
+		 "implementation it selects at run time has no symbol there (stripped): trace a "
+		 "caller instead",
+		 ifunc[0]);
 	assert_string_equal(err, expect);
 	assert_int_equal(t.n, 0);
+	bc_functab_free(&t);
+}
+
+/*
+ * A glob that matches only IFUNCs: the error names the implementations they
+ * select from ("__NAME_*", as glibc names them) and the -u that traces them,
+ * or says why there are none to name.
+ */
+static void test_ifunc_hint(void **state)
+{
+	static const struct {
+		const char *spec;
+		const char *err;
+	} cases[] = {
+		/* Five implementations in .symtab: four listed, then "...". */
+		{"libsymfix:symfix_ifunc",
+		 "-u 'libsymfix:symfix_ifunc': symfix_ifunc is a GNU IFUNC in libsymfix.so.1, not "
+		 "probed; it selects from __symfix_ifunc_avx2, __symfix_ifunc_avx512, "
+		 "__symfix_ifunc_evex, __symfix_ifunc_sse2, ...: trace them with -u "
+		 "'libsymfix:__symfix_ifunc_*'"},
+		/* Any glob matching only that IFUNC; the OBJ is suggested as given. */
+		{FIX("libsymfix.so.1") ":symfix_if?nc",
+		 "-u '" FIX("libsymfix.so.1") ":symfix_if?nc': symfix_ifunc is a GNU IFUNC in "
+					      "libsymfix.so.1, not probed; it selects from "
+					      "__symfix_ifunc_avx2, "
+					      "__symfix_ifunc_avx512, __symfix_ifunc_evex, "
+					      "__symfix_ifunc_sse2, ...: trace them "
+					      "with -u '" FIX(
+						      "libsymfix.so.1") ":__symfix_ifunc_*'"},
+		/* A .symtab without "__symfix_dual_*" functions. */
+		{"libsymfix:symfix_dual",
+		 "-u 'libsymfix:symfix_dual': symfix_dual is a GNU IFUNC in libsymfix.so.1, not "
+		 "probed; no function there is named like an implementation (__symfix_dual_*): "
+		 "trace a caller instead"},
+		/* Stripped: the LOCAL implementations are gone with .symtab. */
+		{LIB_STRIP ":symfix_ifunc",
+		 "-u '" LIB_STRIP ":symfix_ifunc': symfix_ifunc is a GNU IFUNC in "
+		 "libsymfix-stripped.so, not probed; the implementation it selects at run time has "
+		 "no symbol there (stripped): trace a caller instead"},
+		/* Two IFUNCs, one glob. */
+		{LIB_STRIP ":symfix_[di][uf][au][ln]*",
+		 "-u '" LIB_STRIP ":symfix_[di][uf][au][ln]*': 'symfix_[di][uf][au][ln]*' matches "
+		 "only GNU IFUNCs (symfix_dual, symfix_ifunc) in libsymfix-stripped.so, not "
+		 "probed; "
+		 "the implementations they select at run time have no symbols there (stripped): "
+		 "trace a caller instead"},
+	};
+	const char *impls[] = {"libsymfix:__symfix_ifunc_*"};
+	char err[1024];
+	struct bc_functab t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *specs[] = {cases[i].spec};
+
+		assert_int_equal(resolve(PIE, 0, specs, 1, &t, err, sizeof(err)), -ENOENT);
+		assert_string_equal(err, cases[i].err);
+		assert_int_equal(t.n, 0);
+		bc_functab_free(&t);
+	}
+
+	/* The suggested -u works: every implementation, none of the IFUNCs. */
+	assert_int_equal(resolve(PIE, 0, impls, 1, &t, err, sizeof(err)), 0);
+	assert_names(&t, "__symfix_ifunc_avx2,__symfix_ifunc_avx512,__symfix_ifunc_evex,"
+			 "__symfix_ifunc_sse2,__symfix_ifunc_sse4_2");
+	check_all_against_readelf(&t, LIB);
 	bc_functab_free(&t);
 }
 
@@ -898,8 +964,7 @@ static void test_find_object_ld_library_path(void **state)
 static void test_libc(void **state)
 {
 	const char *malloc_specs[] = {"libc:malloc", "libc:__libc_malloc"};
-	const char *memcpy_spec[] = {"libc:memcpy"};
-	char libc[PATH_MAX], err[1024], expect[2 * PATH_MAX];
+	char libc[PATH_MAX], err[1024];
 	struct bc_functab t;
 	struct readelf r;
 
@@ -913,21 +978,79 @@ static void test_libc(void **state)
 	/* malloc and __libc_malloc are one function: the shorter name stays. */
 	assert_int_equal(bc_symbols_resolve(PIE, 0, malloc_specs, 2, &t, err, sizeof(err)), 0);
 	assert_names(&t, "malloc");
+	readelf_free(&r);
 	bc_functab_free(&t);
+}
 
+/*
+ * The -u error for IFUNC `name` of the system libc. What it says depends on
+ * libc's layout: implementations named __NAME_* in the symbol table the
+ * resolver reads are listed; Debian 12's libc.so.6 has only .dynsym, where
+ * they are not, and the error says so.
+ */
+static void check_libc_ifunc(const char *name)
+{
+	char libc[PATH_MAX], spec[64], prefix[64], err[1024], expect[512];
+	const char *specs[] = {spec}, *base;
+	struct bc_functab t;
+	struct readelf r;
+	bool impls = false;
+
+	read_text(FIX("libc.path"), libc, sizeof(libc));
+	base = strrchr(libc, '/') + 1;
+	snprintf(spec, sizeof(spec), "libc:%s", name);
+	snprintf(prefix, sizeof(prefix), "__%s_", name);
+	readelf_load(&r, FIX("libc"));
+	if (!readelf_has(&r, name, "IFUNC")) {
+		readelf_free(&r);
+		print_message("libc's %s is no IFUNC here: nothing to check\n", name);
+		skip();
+	}
+	for (size_t i = 0; i < r.nsyms; i++)
+		impls |= r.syms[i].symtab == r.has_symtab && !strcmp(r.syms[i].type, "FUNC") &&
+			 strcmp(r.syms[i].ndx, "UND") &&
+			 !strncmp(r.syms[i].name, prefix, strlen(prefix));
+
+	assert_int_equal(resolve(PIE, 0, specs, 1, &t, err, sizeof(err)), -ENOENT);
+	assert_int_equal(t.n, 0);
+	bc_functab_free(&t);
+	assert_one_line(err);
+	assert_true(strlen(err) <= 200);
+	if (impls) {
+		snprintf(expect, sizeof(expect),
+			 "-u '%s': %s is a GNU IFUNC in %s, not probed; it selects from %s", spec,
+			 name, base, prefix);
+		assert_memory_equal(err, expect, strlen(expect));
+		snprintf(expect, sizeof(expect), ": trace them with -u 'libc:%s*'", prefix);
+		assert_true(strlen(err) > strlen(expect));
+		assert_string_equal(err + strlen(err) - strlen(expect), expect);
+	} else if (r.has_symtab) {
+		snprintf(expect, sizeof(expect),
+			 "-u '%s': %s is a GNU IFUNC in %s, not probed; no function there is named "
+			 "like an implementation (%s*): trace a caller instead",
+			 spec, name, base, prefix);
+		assert_string_equal(err, expect);
+	} else {
+		/* Debian 12 */
+		snprintf(expect, sizeof(expect),
+			 "-u '%s': %s is a GNU IFUNC in %s, not probed; the implementation it "
+			 "selects at run time has no symbol there (stripped): trace a caller "
+			 "instead",
+			 spec, name, base);
+		assert_string_equal(err, expect);
+	}
+	readelf_free(&r);
+}
+
+static void test_libc_ifunc(void **state)
+{
+	(void)state;
+	check_libc_ifunc("strlen");
 	/*
 	 * memcpy@@GLIBC_2.14 is an IFUNC; memcpy@GLIBC_2.2.5, a plain FUNC,
 	 * only serves binaries older than that. Neither is probed.
 	 */
-	assert_true(readelf_has(&r, "memcpy", "IFUNC"));
-	readelf_free(&r);
-	assert_int_equal(resolve(PIE, 0, memcpy_spec, 1, &t, err, sizeof(err)), -ENOENT);
-	snprintf(expect, sizeof(expect),
-		 "-u 'libc:memcpy': no function matches 'memcpy' in %s (only GNU IFUNC symbols "
-		 "do, which are not probed: name the implementations they select)",
-		 libc);
-	assert_string_equal(err, expect);
-	bc_functab_free(&t);
+	check_libc_ifunc("memcpy");
 }
 
 static pid_t fixture_pid;
@@ -1115,6 +1238,7 @@ int main(void)
 		cmocka_unit_test(test_stripped_exe),
 		cmocka_unit_test(test_shared_lib),
 		cmocka_unit_test(test_stripped_lib),
+		cmocka_unit_test(test_ifunc_hint),
 		cmocka_unit_test(test_alias_preference),
 		cmocka_unit_test(test_dedup_across_specs_and_calls),
 		cmocka_unit_test(test_no_match),
@@ -1124,6 +1248,7 @@ int main(void)
 		cmocka_unit_test(test_find_object_needed),
 		cmocka_unit_test(test_find_object_ld_library_path),
 		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_libc_ifunc),
 		cmocka_unit_test_setup_teardown(test_running_process, spawn_fixture, reap_fixture),
 		cmocka_unit_test(test_corrupt_elf),
 	};

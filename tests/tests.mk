@@ -37,7 +37,7 @@ $(O)/tests/plain/test_%: tests/unit/test_%.c $(O)/libbpfcollect.a $(UNIT_FIXTURE
 
 # Targets are built the way users build programs: -O2, frame pointers kept so
 # call stacks stay meaningful; -fno-inline keeps every counted call a real call.
-$(O)/tests/targets/%: tests/targets/%.c
+$(O)/tests/targets/%: tests/targets/%.c tests/targets/traced.h
 	$(msg) CC $@
 	@mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 $(WARN) -g -O2 -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<

@@ -10,15 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* A real call every time: not inlined, not cloned, not assumed pure and dropped. */
-#if defined(__has_attribute)
-#if __has_attribute(noipa)
-#define TRACED __attribute__((noinline, noipa))
-#endif
-#endif
-#ifndef TRACED
-#define TRACED __attribute__((noinline))
-#endif
+#include "traced.h"
 
 /*
  * With -fcf-protection every function starts with endbr64; this one must not.

@@ -31,20 +31,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-/*
- * A traced function must stay a real call under its own symbol name. noinline
- * alone is not enough at -O2: GCC may still clone a function into
- * tgt_fact.constprop.0 (and call the clone), or merge identical bodies, and a
- * uprobe on "tgt_fact" would then miss calls. noipa forbids all of that.
- */
-#if defined(__has_attribute)
-#if __has_attribute(noipa)
-#define TRACED __attribute__((noinline, noipa))
-#endif
-#endif
-#ifndef TRACED
-#define TRACED __attribute__((noinline))
-#endif
+#include "traced.h"
 
 #define MAX_THREADS 64
 #define FACT_ARG    5

@@ -13,15 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Kept a real call under its own name at -O2; see tests/targets/calls.c. */
-#if defined(__has_attribute)
-#if __has_attribute(noipa)
-#define TRACED __attribute__((noinline, noipa))
-#endif
-#endif
-#ifndef TRACED
-#define TRACED __attribute__((noinline))
-#endif
+#include "traced.h"
 
 /* One traced function on the way out, so the trace is not empty. */
 TRACED __attribute__((noreturn)) void tgt_terminate_self(void)

@@ -27,15 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Kept real calls under their own names at -O2; see tests/targets/calls.c. */
-#if defined(__has_attribute)
-#if __has_attribute(noipa)
-#define TRACED __attribute__((noinline, noipa))
-#endif
-#endif
-#ifndef TRACED
-#define TRACED __attribute__((noinline))
-#endif
+#include "traced.h"
 
 #define CHILD_STATUS  7
 #define PARENT_STATUS 3

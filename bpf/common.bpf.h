@@ -24,6 +24,8 @@ struct task_state {
 	__u32 depth;	       /* traced-function frames currently open */
 	__u32 sys_nr;	       /* syscall in progress */
 	__u64 sys_enter_ktime; /* 0 when no syscall entry is pending */
+	__u32 sys_retry_mask;  /* path arguments whose read faulted at entry: retry at exit */
+	__u32 pad2;
 	__u64 entry_ktime[BC_MAX_DEPTH];
 	__u64 entry_sp[BC_MAX_DEPTH];
 };
@@ -104,45 +106,53 @@ static __always_inline void count_lost(__u32 loss_class)
 }
 
 /*
- * Reserves a record and fills its head. The sequence number is consumed even
- * when the reserve fails, so a loss shows as a gap in the thread's sequence.
+ * Fills a record head. The sequence number is consumed even when the record
+ * is then lost, so a loss shows as a gap in the thread's sequence.
  */
-static __always_inline void *record_reserve(__u32 size, __u16 kind, __u32 loss_class,
-					    struct task_state *ts, __u32 depth, __u64 now)
+static __always_inline void record_head(struct bc_rec_head *h, __u32 size, __u16 kind,
+					struct task_state *ts, __u32 depth, __u64 now)
 {
-	__u64 seq = ts ? ++ts->seq : 0;
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bc_rec_head *h;
 
-	h = bpf_ringbuf_reserve(&events, size, 0);
-	if (!h) {
-		count_lost(loss_class);
-		return NULL;
-	}
 	h->size = size;
 	h->kind = kind;
 	h->depth = depth;
 	h->pid = id >> 32;
 	h->tid = (__u32)id;
-	h->seq = seq;
+	h->seq = ts ? ++ts->seq : 0;
 	h->ktime = now;
+}
+
+/* Reserves a fixed-size record in the ring and fills its head. */
+static __always_inline void *record_reserve(__u32 size, __u16 kind, __u32 loss_class,
+					    struct task_state *ts, __u32 depth, __u64 now)
+{
+	struct bc_rec_head *h;
+
+	h = bpf_ringbuf_reserve(&events, size, 0);
+	if (!h) {
+		if (ts)
+			++ts->seq;
+		count_lost(loss_class);
+		return NULL;
+	}
+	record_head(h, size, kind, ts, depth, now);
 	return h;
 }
 
-/*
- * Never wakes the agent for a single record (that would triple the cost of a
- * probe hit); it drains on a timer and is woken only when the ring passes a
- * quarter full, so a burst cannot overrun it between two timer ticks.
- */
 /* A quarter of the ring's size; the agent sets it before load. */
 const volatile __u64 ringbuf_wake_bytes __weak = (8 << 20) / 4;
 
-static __always_inline void record_submit(void *rec)
+static __always_inline __u64 wake_flag(void)
 {
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 
-	bpf_ringbuf_submit(rec,
-			   avail > ringbuf_wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	return avail > ringbuf_wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void record_submit(void *rec)
+{
+	bpf_ringbuf_submit(rec, wake_flag());
 }
 
 #endif /* BPFCOLLECT_COMMON_BPF_H */

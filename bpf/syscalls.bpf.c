@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Raw syscall entry/exit of traced processes, filtered by a per-syscall table. */
-#include "common.bpf.h"
+#include "capture.bpf.h"
 
 #define BC_SYSCALL_SLOTS 512
 
@@ -11,6 +11,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } syscall_filter SEC(".maps");
+
+/* Strings to capture at entry, per syscall number (path arguments); the agent fills it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BC_SYSCALL_SLOTS);
+	__type(key, __u32);
+	__type(value, struct bc_capture_spec);
+} syscall_captures SEC(".maps");
 
 static __always_inline bool syscall_wanted(long nr)
 {
@@ -23,11 +31,23 @@ static __always_inline bool syscall_wanted(long nr)
 	return on && *on;
 }
 
+static __always_inline void fill_enter(struct bc_rec_sys_enter *rec, long nr, const __u64 *args)
+{
+	rec->nr = (__u32)nr;
+	rec->cpu = bpf_get_smp_processor_id();
+	for (int i = 0; i < BC_MAX_ARG_REGS; i++)
+		rec->args[i] = args[i];
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 {
+	const struct bc_capture_spec *spec;
+	__u64 args[BC_MAX_ARG_REGS];
 	struct bc_rec_sys_enter *rec;
 	struct task_state *ts;
+	struct scratch *s;
+	__u32 key = (__u32)nr;
 	__u64 now;
 
 	if (!syscall_wanted(nr))
@@ -38,18 +58,36 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	now = bpf_ktime_get_ns();
 	ts->sys_nr = (__u32)nr;
 	ts->sys_enter_ktime = now;
+	ts->sys_retry_mask = 0;
+	args[0] = regs->di;
+	args[1] = regs->si;
+	args[2] = regs->dx;
+	args[3] = regs->r10;
+	args[4] = regs->r8;
+	args[5] = regs->r9;
 
+	spec = bpf_map_lookup_elem(&syscall_captures, &key);
+	if (spec && spec->n_entry && (s = scratch_get())) {
+		/*
+		 * Path arguments travel in the same record. A tracepoint program
+		 * cannot fault pages in: a path in a page not touched yet (a
+		 * literal in .rodata) is retried at exit, when the kernel has
+		 * read it, and travels in the exit record.
+		 */
+		rec = (void *)s->buf;
+		record_head(&rec->h, sizeof(*rec), BC_REC_SYS_ENTER, ts, ts->depth, now);
+		fill_enter(rec, nr, args);
+		s->faulted = 0;
+		capture_output(
+			s, capture_items(s, sizeof(*rec), spec, 0, spec->n_entry, args, 0, false),
+			BC_LOSS_SYSCALL);
+		ts->sys_retry_mask = s->faulted;
+		return 0;
+	}
 	rec = record_reserve(sizeof(*rec), BC_REC_SYS_ENTER, BC_LOSS_SYSCALL, ts, ts->depth, now);
 	if (!rec)
 		return 0;
-	rec->nr = (__u32)nr;
-	rec->cpu = bpf_get_smp_processor_id();
-	rec->args[0] = regs->di;
-	rec->args[1] = regs->si;
-	rec->args[2] = regs->dx;
-	rec->args[3] = regs->r10;
-	rec->args[4] = regs->r8;
-	rec->args[5] = regs->r9;
+	fill_enter(rec, nr, args);
 	record_submit(rec);
 	return 0;
 }
@@ -61,6 +99,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	struct bc_rec_sys_exit *rec;
 	struct task_state *ts;
 	__u64 now, enter_ktime = 0;
+	__u32 retry = 0, key = (__u32)nr;
 
 	if (!syscall_wanted(nr))
 		return 0;
@@ -68,10 +107,33 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (!ts)
 		return 0;
 	now = bpf_ktime_get_ns();
-	if (ts->sys_enter_ktime && ts->sys_nr == (__u32)nr)
+	if (ts->sys_enter_ktime && ts->sys_nr == (__u32)nr) {
 		enter_ktime = ts->sys_enter_ktime;
+		retry = ts->sys_retry_mask;
+	}
 	ts->sys_enter_ktime = 0;
+	ts->sys_retry_mask = 0;
 
+	if (retry) {
+		/* Paths the entry could not read: the kernel has faulted them in by now. */
+		const struct bc_capture_spec *spec = bpf_map_lookup_elem(&syscall_captures, &key);
+		struct scratch *s = scratch_get();
+
+		if (spec && s) {
+			__u64 args[BC_MAX_ARG_REGS] = {regs->di,  regs->si, regs->dx,
+						       regs->r10, regs->r8, regs->r9};
+
+			rec = (void *)s->buf;
+			record_head(&rec->h, sizeof(*rec), BC_REC_SYS_EXIT, ts, ts->depth, now);
+			rec->nr = (__u32)nr;
+			rec->cpu = bpf_get_smp_processor_id();
+			rec->ret = ret;
+			rec->enter_ktime = enter_ktime;
+			capture_output(s, capture_items_masked(s, sizeof(*rec), spec, retry, args),
+				       BC_LOSS_SYSCALL);
+			return 0;
+		}
+	}
 	rec = record_reserve(sizeof(*rec), BC_REC_SYS_EXIT, BC_LOSS_SYSCALL, ts, ts->depth, now);
 	if (!rec)
 		return 0;

@@ -4,16 +4,40 @@
  * function: the function id travels as the BPF cookie. The agent attaches
  * them through uprobe_multi links (or per-function perf uprobes on kernels
  * without them), setting the expected attach type before load.
+ *
+ * Functions with --arg/--retval captures get the *_cap variants instead:
+ * sleepable, so captured strings are faulted in (see capture.bpf.h). The
+ * plain programs never look at captures and stay as cheap as they can be.
  */
-#include "common.bpf.h"
+#include "capture.bpf.h"
 
-SEC("uprobe")
-int func_entry(struct pt_regs *ctx)
+/* What to capture, per function id; the agent sizes and fills it (--arg, --retval). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bc_capture_spec);
+} capture_specs SEC(".maps");
+
+/* SysV x86-64 integer argument registers (libbpf 1.1 has no PT_REGS_PARM6). */
+static __always_inline void read_args(struct pt_regs *ctx, __u64 *args)
+{
+	args[0] = ctx->di;
+	args[1] = ctx->si;
+	args[2] = ctx->dx;
+	args[3] = ctx->cx;
+	args[4] = ctx->r8;
+	args[5] = ctx->r9;
+}
+
+static __always_inline int do_entry(struct pt_regs *ctx, const bool captures)
 {
 	__u64 now = bpf_ktime_get_ns();
+	const struct bc_capture_spec *spec = NULL;
 	struct bc_rec_func_entry *rec;
 	struct task_state *ts;
-	__u32 depth;
+	__u32 depth, func_id;
+	struct scratch *s;
 
 	ts = traced_task_state();
 	if (!ts)
@@ -22,26 +46,44 @@ int func_entry(struct pt_regs *ctx)
 	ts->entry_ktime[depth & BC_DEPTH_MASK] = now;
 	ts->entry_sp[depth & BC_DEPTH_MASK] = PT_REGS_SP(ctx);
 	ts->depth = depth + 1;
+	func_id = (__u32)bpf_get_attach_cookie(ctx);
 
+	if (captures)
+		spec = bpf_map_lookup_elem(&capture_specs, &func_id);
+	if (captures && spec && spec->n_entry && (s = scratch_get())) {
+		__u64 args[BC_MAX_ARG_REGS];
+
+		rec = (void *)s->buf;
+		record_head(&rec->h, sizeof(*rec), BC_REC_FUNC_ENTRY, ts, depth, now);
+		rec->func_id = func_id;
+		rec->cpu = bpf_get_smp_processor_id();
+		rec->sp = PT_REGS_SP(ctx);
+		read_args(ctx, args);
+		capture_output(
+			s, capture_items(s, sizeof(*rec), spec, 0, spec->n_entry, args, 0, true),
+			BC_LOSS_FUNC);
+		return 0;
+	}
 	rec = record_reserve(sizeof(*rec), BC_REC_FUNC_ENTRY, BC_LOSS_FUNC, ts, depth, now);
 	if (!rec)
 		return 0;
-	rec->func_id = (__u32)bpf_get_attach_cookie(ctx);
+	rec->func_id = func_id;
 	rec->cpu = bpf_get_smp_processor_id();
 	rec->sp = PT_REGS_SP(ctx);
 	record_submit(rec);
 	return 0;
 }
 
-SEC("uretprobe")
-int func_return(struct pt_regs *ctx)
+static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
 {
 	__u64 now = bpf_ktime_get_ns();
+	const struct bc_capture_spec *spec = NULL;
 	struct bc_rec_func_return *rec;
 	__u64 sp = PT_REGS_SP(ctx);
 	__u64 entry_ktime = 0;
 	struct task_state *ts;
-	__u32 depth;
+	__u32 depth, func_id;
+	struct scratch *s;
 
 	ts = traced_task_state();
 	if (!ts)
@@ -63,14 +105,56 @@ int func_return(struct pt_regs *ctx)
 		entry_ktime = ts->entry_ktime[depth & BC_DEPTH_MASK];
 	}
 	ts->depth = depth;
+	func_id = (__u32)bpf_get_attach_cookie(ctx);
 
+	if (captures)
+		spec = bpf_map_lookup_elem(&capture_specs, &func_id);
+	if (captures && spec && spec->n_return && (s = scratch_get())) {
+		__u64 args[BC_MAX_ARG_REGS] = {};
+
+		rec = (void *)s->buf;
+		record_head(&rec->h, sizeof(*rec), BC_REC_FUNC_RETURN, ts, depth, now);
+		rec->func_id = func_id;
+		rec->cpu = bpf_get_smp_processor_id();
+		rec->entry_ktime = entry_ktime;
+		rec->retval = PT_REGS_RC(ctx);
+		capture_output(s,
+			       capture_items(s, sizeof(*rec), spec, spec->n_entry, spec->n_return,
+					     args, PT_REGS_RC(ctx), true),
+			       BC_LOSS_FUNC);
+		return 0;
+	}
 	rec = record_reserve(sizeof(*rec), BC_REC_FUNC_RETURN, BC_LOSS_FUNC, ts, depth, now);
 	if (!rec)
 		return 0;
-	rec->func_id = (__u32)bpf_get_attach_cookie(ctx);
+	rec->func_id = func_id;
 	rec->cpu = bpf_get_smp_processor_id();
 	rec->entry_ktime = entry_ktime;
 	rec->retval = PT_REGS_RC(ctx);
 	record_submit(rec);
 	return 0;
+}
+
+SEC("uprobe")
+int func_entry(struct pt_regs *ctx)
+{
+	return do_entry(ctx, false);
+}
+
+SEC("uretprobe")
+int func_return(struct pt_regs *ctx)
+{
+	return do_return(ctx, false);
+}
+
+SEC("uprobe.s")
+int func_entry_cap(struct pt_regs *ctx)
+{
+	return do_entry(ctx, true);
+}
+
+SEC("uretprobe.s")
+int func_return_cap(struct pt_regs *ctx)
+{
+	return do_return(ctx, true);
 }

@@ -33,19 +33,30 @@ static int push_link(struct bc_attachment *att, int kind, struct bpf_link *l)
 	return 0;
 }
 
-static int cmp_by_object(const void *a, const void *b)
-{
-	const struct bc_func *fa = *(const struct bc_func *const *)a;
-	const struct bc_func *fb = *(const struct bc_func *const *)b;
-	int c = strcmp(fa->object, fb->object);
+/* One probe to place: a function, entry (0) or return (1), and the program serving it. */
+struct probe {
+	const struct bc_func *func;
+	struct bpf_program *prog;
+	int kind;
+};
 
-	return c ? c : (fa->offset > fb->offset) - (fa->offset < fb->offset);
+/* Groups by object, kind and program: each group is one uprobe_multi link. */
+static int cmp_probe(const void *a, const void *b)
+{
+	const struct probe *x = a, *y = b;
+	int c = strcmp(x->func->object, y->func->object);
+
+	if (c)
+		return c;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	if (x->prog != y->prog)
+		return (uintptr_t)x->prog < (uintptr_t)y->prog ? -1 : 1;
+	return (x->func->offset > y->func->offset) - (x->func->offset < y->func->offset);
 }
 
-/* One entry and one return link for all functions of one object. */
-static int attach_object_multi(struct bpf_program *entry, struct bpf_program *ret,
-			       struct bc_func *const *fs, size_t n, struct bc_attachment *att,
-			       char *err, size_t errlen)
+static int attach_group_multi(const struct probe *ps, size_t n, struct bc_attachment *att,
+			      char *err, size_t errlen)
 {
 	uint64_t *offsets = calloc(n, sizeof(*offsets));
 	uint64_t *cookies = calloc(n, sizeof(*cookies));
@@ -54,101 +65,94 @@ static int attach_object_multi(struct bpf_program *entry, struct bpf_program *re
 	if (!offsets || !cookies)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		offsets[i] = fs[i]->offset;
-		cookies[i] = fs[i]->id;
+		offsets[i] = ps[i].func->offset;
+		cookies[i] = ps[i].func->id;
 	}
-	for (int kind = 0; kind < 2; kind++) {
-		struct bpf_program *prog = kind ? ret : entry;
-
-		fd = bc_uprobe_multi_attach(bpf_program__fd(prog), fs[0]->object, offsets, cookies,
-					    n, kind == 1, 0);
-		if (fd < 0) {
-			rc = fd;
-			snprintf(err, errlen, "cannot attach %zu %s probes to %s: %s", n,
-				 kind ? "return" : "entry", fs[0]->object, strerror(-rc));
-			goto out;
-		}
-		rc = push_fd(att, kind, fd);
-		if (rc < 0) {
-			close(fd);
-			goto out;
-		}
+	fd = bc_uprobe_multi_attach(bpf_program__fd(ps[0].prog), ps[0].func->object, offsets,
+				    cookies, n, ps[0].kind == 1, 0);
+	if (fd < 0) {
+		rc = fd;
+		snprintf(err, errlen, "cannot attach %zu %s probes to %s: %s", n,
+			 ps[0].kind ? "return" : "entry", ps[0].func->object, strerror(-rc));
+		goto out;
 	}
-	rc = 0;
+	rc = push_fd(att, ps[0].kind, fd);
+	if (rc < 0)
+		close(fd);
 out:
 	free(offsets);
 	free(cookies);
 	return rc;
 }
 
-static int attach_one_perf(struct bpf_program *entry, struct bpf_program *ret,
-			   const struct bc_func *f, struct bc_attachment *att, char *err,
+static int attach_one_perf(const struct probe *p, struct bc_attachment *att, char *err,
 			   size_t errlen)
 {
-	for (int kind = 0; kind < 2; kind++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = f->id, .retprobe = kind == 1);
-		struct bpf_link *l;
-		int rc;
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = p->func->id, .retprobe = p->kind == 1);
+	struct bpf_link *l;
+	int rc;
 
-		l = bpf_program__attach_uprobe_opts(kind ? ret : entry, -1, f->object,
-						    (size_t)f->offset, &opts);
-		if (!l) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot attach %s probe to %s in %s: %s",
-				 kind ? "return" : "entry", f->name, f->object, strerror(-rc));
-			return rc;
-		}
-		rc = push_link(att, kind, l);
-		if (rc < 0) {
-			bpf_link__destroy(l);
-			return rc;
-		}
+	l = bpf_program__attach_uprobe_opts(p->prog, -1, p->func->object, (size_t)p->func->offset,
+					    &opts);
+	if (!l) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot attach %s probe to %s in %s: %s",
+			 p->kind ? "return" : "entry", p->func->name, p->func->object,
+			 strerror(-rc));
+		return rc;
 	}
-	return 0;
+	rc = push_link(att, p->kind, l);
+	if (rc < 0)
+		bpf_link__destroy(l);
+	return rc;
 }
 
-int bc_attach_functions(struct bpf_program *entry, struct bpf_program *ret,
-			const struct bc_functab *funcs, bool use_multi, struct bc_attachment *att,
-			char *err, size_t errlen)
+int bc_attach_functions(const struct bc_attach_progs *progs, const struct bc_functab *funcs,
+			bool use_multi, struct bc_attachment *att, char *err, size_t errlen)
 {
-	struct bc_func **sorted = NULL;
+	struct probe *ps;
+	size_t n = 0;
 	int rc = 0;
 
 	memset(att, 0, sizeof(*att));
 	if (funcs->n == 0)
 		return 0;
-	sorted = calloc(funcs->n, sizeof(*sorted));
-	if (!sorted) {
+	ps = calloc(funcs->n * 2, sizeof(*ps));
+	if (!ps) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < funcs->n; i++)
-		sorted[i] = &funcs->v[i];
-	qsort(sorted, funcs->n, sizeof(*sorted), cmp_by_object);
+	for (size_t i = 0; i < funcs->n; i++) {
+		const struct bc_func *f = &funcs->v[i];
 
-	for (size_t start = 0, end; start < funcs->n; start = end) {
+		ps[n++] =
+			(struct probe){f, f->capture.n_entry ? progs->entry_cap : progs->entry, 0};
+		ps[n++] = (struct probe){f, f->capture.n_return ? progs->ret_cap : progs->ret, 1};
+	}
+	qsort(ps, n, sizeof(*ps), cmp_probe);
+
+	for (size_t start = 0, end; start < n && rc == 0; start = end) {
 		for (end = start + 1;
-		     end < funcs->n && strcmp(sorted[end]->object, sorted[start]->object) == 0;
+		     end < n && ps[end].kind == ps[start].kind && ps[end].prog == ps[start].prog &&
+		     strcmp(ps[end].func->object, ps[start].func->object) == 0;
 		     end++)
 			;
 		if (use_multi) {
-			rc = attach_object_multi(entry, ret, sorted + start, end - start, att, err,
-						 errlen);
+			rc = attach_group_multi(ps + start, end - start, att, err, errlen);
 		} else {
 			for (size_t i = start; i < end && rc == 0; i++)
-				rc = attach_one_perf(entry, ret, sorted[i], att, err, errlen);
+				rc = attach_one_perf(&ps[i], att, err, errlen);
 		}
-		if (rc < 0)
-			break;
-		att->n_probes += end - start;
 	}
-	free(sorted);
+	free(ps);
 	if (rc < 0) {
 		if (rc == -ENOMEM)
 			snprintf(err, errlen, "out of memory attaching probes");
 		bc_detach_functions(att);
+		return rc;
 	}
-	return rc;
+	att->n_probes = funcs->n;
+	return 0;
 }
 
 struct detach_job {

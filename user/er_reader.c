@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bpfcollect/argspec.h"
 #include "bpfcollect/er_replay.h"
 #include "bpfcollect/xml.h"
 
@@ -378,7 +379,10 @@ static int parse_log(struct bc_er_reader *r)
 	return 0;
 }
 
-/* functions: "# comment" lines, then "id\tobject\t0xoffset\t0xaddr\tsize\tname" lines. */
+/*
+ * functions: "# comment" lines, then "id\tobject\t0xoffset\t0xaddr\tsize\tname" lines,
+ * with a seventh field, the capture spec text, for functions with --arg/--retval.
+ */
 static int parse_functions(struct bc_er_reader *r)
 {
 	size_t len, lineno = 0;
@@ -409,7 +413,7 @@ static int parse_functions(struct bc_er_reader *r)
 			continue;
 		while (p && nf < 7)
 			f[nf++] = strsep(&p, "\t");
-		if (nf != 6 || !parse_u64(f[0], 10, &id) || !parse_u64(f[2], 0, &off) ||
+		if (nf < 6 || nf > 7 || !parse_u64(f[0], 10, &id) || !parse_u64(f[2], 0, &off) ||
 		    !parse_u64(f[3], 0, &addr) || !parse_u64(f[4], 10, &size)) {
 			err = bc_er_fail(r, -EINVAL,
 					 "%s/functions:%zu: expected id, object, offset, addr, "
@@ -428,6 +432,17 @@ static int parse_functions(struct bc_er_reader *r)
 		if (err) {
 			bc_er_fail(r, err, "%s: out of memory", r->path);
 			goto out;
+		}
+		if (nf == 7 && f[6][0]) {
+			struct bc_func *fn = &r->info->funcs.v[r->info->funcs.n - 1];
+			char why[256];
+
+			if (bc_capture_spec_parse_text(f[6], &fn->capture, why, sizeof(why)) < 0) {
+				err = bc_er_fail(r, -EINVAL,
+						 "%s/functions:%zu: bad capture spec: %s", r->path,
+						 lineno, why);
+				goto out;
+			}
 		}
 	}
 out:

@@ -21,6 +21,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "bpfcollect/argspec.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/xml.h"
 
@@ -330,7 +331,8 @@ static int write_functions(struct er_writer *w, const struct bc_functab *funcs)
 	if (err)
 		return err;
 	sb_printf(&b,
-		  "# bpfcollect functions %d: id object offset addr size name (tab-separated)\n",
+		  "# bpfcollect functions %d: id object offset addr size name [capture] "
+		  "(tab-separated)\n",
 		  BC_ER_FORMAT);
 	for (size_t i = 0; funcs && i < funcs->n; i++) {
 		const struct bc_func *f = &funcs->v[i];
@@ -345,6 +347,12 @@ static int write_functions(struct er_writer *w, const struct bc_functab *funcs)
 				sb_printf(&b, "\t0x%llx\t0x%llx\t%llu\t",
 					  (unsigned long long)f->offset,
 					  (unsigned long long)f->addr, (unsigned long long)f->size);
+		}
+		if (bc_func_captures(f)) {
+			char text[BC_CAPTURE_TEXT_MAX];
+
+			if (bc_capture_spec_format(&f->capture, text, sizeof(text)) == 0)
+				sb_printf(&b, "\t%s", text);
 		}
 		sb_putc(&b, '\n');
 	}

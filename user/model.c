@@ -46,6 +46,7 @@ int bc_functab_add(struct bc_functab *t, const char *name, const char *object, u
 		return -ENOMEM;
 	}
 	f->id = (uint32_t)t->n;
+	memset(&f->capture, 0, sizeof(f->capture));
 	f->addr = addr;
 	f->size = size;
 	f->offset = offset;

@@ -26,6 +26,7 @@
 #include "collect.skel.h"
 
 #include "bpfcollect/attach.h"
+#include "bpfcollect/capture_plan.h"
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/launch.h"
@@ -362,17 +363,30 @@ static int setup_bpf(struct recorder *r, char *err, size_t errlen)
 	bpf_map__set_max_entries(r->skel->maps.events, r->opts->bufsize_mib << 20);
 	r->skel->rodata->follow_children = r->opts->follow;
 	r->skel->rodata->ringbuf_wake_bytes = (uint64_t)(r->opts->bufsize_mib << 20) / 4;
-	if (multi) {
-		bpf_program__set_expected_attach_type(
-			r->skel->progs.func_entry, (enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
-		bpf_program__set_expected_attach_type(
-			r->skel->progs.func_return,
-			(enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
+	bool entry_caps = false, ret_caps = false;
+
+	for (size_t i = 0; i < r->funcs.n; i++) {
+		entry_caps |= r->funcs.v[i].capture.n_entry > 0;
+		ret_caps |= r->funcs.v[i].capture.n_return > 0;
 	}
+	struct bpf_program *uprogs[] = {r->skel->progs.func_entry, r->skel->progs.func_return,
+					r->skel->progs.func_entry_cap,
+					r->skel->progs.func_return_cap};
+
+	for (size_t i = 0; i < sizeof(uprogs) / sizeof(uprogs[0]); i++)
+		if (multi)
+			bpf_program__set_expected_attach_type(
+				uprogs[i], (enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
+	/* The sleepable capture programs need a 6.12+ kfunc: load them only when used. */
+	bpf_program__set_autoload(r->skel->progs.func_entry_cap, entry_caps);
+	bpf_program__set_autoload(r->skel->progs.func_return_cap, ret_caps);
 	if (!r->opts->syscalls) {
 		bpf_program__set_autoload(r->skel->progs.sys_enter, false);
 		bpf_program__set_autoload(r->skel->progs.sys_exit, false);
 	}
+	/* One capture slot per function id (an array map cannot be empty). */
+	bpf_map__set_max_entries(r->skel->maps.capture_specs,
+				 r->funcs.n ? (uint32_t)r->funcs.n : 1);
 	rc = collect_bpf__load(r->skel);
 	if (rc < 0) {
 		snprintf(err, errlen,
@@ -385,6 +399,17 @@ static int setup_bpf(struct recorder *r, char *err, size_t errlen)
 		rc = parse_syscall_list(r, err, errlen);
 		if (rc < 0)
 			return rc;
+	}
+	for (uint32_t id = 0; id < r->funcs.n; id++) {
+		if (!bc_func_captures(&r->funcs.v[id]))
+			continue;
+		if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.capture_specs), &id,
+					&r->funcs.v[id].capture, BPF_ANY) < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot set what to capture for %s: %s",
+				 r->funcs.v[id].name, strerror(-rc));
+			return rc;
+		}
 	}
 	rc = bpf_map_update_elem(bpf_map__fd(r->skel->maps.traced_pids), &r->root_pid, &one,
 				 BPF_ANY);
@@ -411,8 +436,11 @@ static int setup_bpf(struct recorder *r, char *err, size_t errlen)
 			return rc;
 		}
 	}
-	rc = bc_attach_functions(r->skel->progs.func_entry, r->skel->progs.func_return, &r->funcs,
-				 multi, &r->att, err, errlen);
+	struct bc_attach_progs progs = {r->skel->progs.func_entry, r->skel->progs.func_return,
+					r->skel->progs.func_entry_cap,
+					r->skel->progs.func_return_cap};
+
+	rc = bc_attach_functions(&progs, &r->funcs, multi, &r->att, err, errlen);
 	if (rc < 0)
 		return rc;
 	r->ring = ring_buffer__new(bpf_map__fd(r->skel->maps.events), handle_record, r, NULL);
@@ -475,15 +503,20 @@ int bc_cmd_record(int argc, char **argv)
 	if (rc == -ENOENT && opts.n_specs == 0 && opts.syscalls) {
 		/* A stripped program: the syscalls asked for are still worth having. */
 		if (!opts.quiet)
-			fprintf(stderr, "bpfcollect: %s has no function symbols: recording syscalls only\n",
+			fprintf(stderr,
+				"bpfcollect: %s has no function symbols: recording syscalls only\n",
 				exe);
 		rc = 0;
 	} else if (rc == -ENOENT && opts.n_specs == 0) {
 		snprintf(err, sizeof(err),
-			 "%s: no function symbols to trace (stripped?); name functions with -u, or record syscalls with --syscalls",
+			 "%s: no function symbols to trace (stripped?); name functions with -u, or "
+			 "record syscalls with --syscalls",
 			 exe);
 		goto fail;
 	}
+	if (rc < 0)
+		goto fail;
+	rc = bc_capture_plan(exe, &opts, &r.funcs, err, sizeof(err));
 	if (rc < 0)
 		goto fail;
 	size_t resolved = r.funcs.n;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/capture.h"
 #include "bpfcollect/record_opts.h"
 
 const char bc_record_usage[] =
@@ -18,8 +19,15 @@ const char bc_record_usage[] =
 	"                     OBJ (a path, or a library name such as libc); no OBJ:\n"
 	"                     the main executable. Repeatable. Default: every\n"
 	"                     function of the main executable.\n"
+	"  --arg GLOB@SPEC    capture arguments of functions matching [OBJ:]GLOB at\n"
+	"                     entry: SPEC is argN[/FMT],... as in uftrace (N 1..6;\n"
+	"                     FMT d|i|u|x[8|16|32|64], p, c, s[:LEN], buf:LEN,\n"
+	"                     buf:argM) and may end with retval[/FMT]. Repeatable.\n"
+	"  --retval GLOB[@FMT] capture the return value (FMT as above, default d64)\n"
+	"  --string-size=N    bytes of a captured string or argM buffer by default\n"
+	"                     (default 64, at most 4096); s:LEN overrides\n"
 	"  --syscalls[=LIST]  trace syscalls (all, or a comma-separated list of\n"
-	"                     names or numbers)\n"
+	"                     names or numbers); path arguments are captured too\n"
 	"  -F on|off          follow descendants (default on)\n"
 	"  --bufsize=MIB      ring buffer size in MiB, power of two (default 8)\n"
 	"  --no-uprobe-multi  attach one perf uprobe per function even where the\n"
@@ -32,12 +40,18 @@ enum {
 	OPT_SYSCALLS = 256,
 	OPT_BUFSIZE,
 	OPT_NO_MULTI,
+	OPT_ARG,
+	OPT_RETVAL,
+	OPT_STRING_SIZE,
 };
 
 static const struct option longopts[] = {
 	{"syscalls", optional_argument, NULL, OPT_SYSCALLS},
 	{"bufsize", required_argument, NULL, OPT_BUFSIZE},
 	{"no-uprobe-multi", no_argument, NULL, OPT_NO_MULTI},
+	{"arg", required_argument, NULL, OPT_ARG},
+	{"retval", required_argument, NULL, OPT_RETVAL},
+	{"string-size", required_argument, NULL, OPT_STRING_SIZE},
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -58,8 +72,11 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 	memset(o, 0, sizeof(*o));
 	o->follow = true;
 	o->bufsize_mib = BC_DEFAULT_BUFSIZE_MIB;
+	o->string_size = BC_STRLEN_DEFAULT;
 	o->specs = calloc((size_t)argc + 1, sizeof(*o->specs));
-	if (!o->specs)
+	o->arg_specs = calloc((size_t)argc + 1, sizeof(*o->arg_specs));
+	o->ret_specs = calloc((size_t)argc + 1, sizeof(*o->ret_specs));
+	if (!o->specs || !o->arg_specs || !o->ret_specs)
 		return bad(err, errlen, "%s", "out of memory");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
@@ -103,6 +120,24 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		case OPT_NO_MULTI:
 			o->no_multi = true;
 			break;
+		case OPT_ARG:
+			o->arg_specs[o->n_arg_specs++] = optarg;
+			break;
+		case OPT_RETVAL:
+			o->ret_specs[o->n_ret_specs++] = optarg;
+			break;
+		case OPT_STRING_SIZE: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v == 0 || v > BC_STRLEN_MAX)
+				return bad(err, errlen,
+					   "--string-size takes a number of bytes from 1 to 4096, "
+					   "not '%s'",
+					   optarg);
+			o->string_size = (unsigned int)v;
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;
@@ -134,6 +169,9 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 void bc_record_opts_free(struct bc_record_opts *o)
 {
 	free(o->specs);
+	free(o->arg_specs);
+	free(o->ret_specs);
 	o->specs = NULL;
-	o->n_specs = 0;
+	o->arg_specs = o->ret_specs = NULL;
+	o->n_specs = o->n_arg_specs = o->n_ret_specs = 0;
 }

@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/sink_text.h"
 
 struct text_sink {
 	struct bc_sink base;
 	FILE *out;
 	uint64_t start_ktime;
+	char buf[BC_CAPTURE_RECORD_MAX * 4 + 64]; /* a record's captures, escaped */
 };
 
 static const char *const loss_names[BC_LOSS_NR] = {"func", "syscall", "proc"};
@@ -32,6 +34,15 @@ static void put_token(FILE *out, const char *s, size_t max)
 		fputc((unsigned char)s[n] <= ' ' || s[n] == 0x7f ? '?' : s[n], out);
 	if (n == 0)
 		fputc('-', out);
+}
+
+/* Captured arguments and return values, as NAME=VALUE after the fixed fields. */
+static void put_captures(struct text_sink *t, const struct bc_event *ev)
+{
+	int n = bc_format_func_captures(ev, " ", t->buf, sizeof(t->buf));
+
+	if (n > 0)
+		fprintf(t->out, " %s", t->buf);
 }
 
 static int text_event(struct bc_sink *s, const struct bc_event *ev)
@@ -63,7 +74,9 @@ static int text_event(struct bc_sink *s, const struct bc_event *ev)
 			put_token(out, ev->func->name, SIZE_MAX);
 		else
 			fprintf(out, "<unknown-id-%" PRIu32 ">", e->func_id);
-		fprintf(out, " cpu=%" PRIu32 "\n", e->cpu);
+		fprintf(out, " cpu=%" PRIu32, e->cpu);
+		put_captures(t, ev);
+		fputc('\n', out);
 		break;
 	}
 	case BC_REC_FUNC_RETURN: {
@@ -77,6 +90,7 @@ static int text_event(struct bc_sink *s, const struct bc_event *ev)
 		fprintf(out, " ret=0x%" PRIx64, (uint64_t)e->retval);
 		if (e->entry_ktime)
 			fprintf(out, " dur=%" PRIu64, (uint64_t)(h->ktime - e->entry_ktime));
+		put_captures(t, ev);
 		fputc('\n', out);
 		break;
 	}

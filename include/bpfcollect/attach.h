@@ -21,15 +21,24 @@ struct bc_attachment {
 	size_t n_probes; /* functions probed (entry and return count once) */
 };
 
+/* The programs serving functions without and with captures (--arg, --retval). */
+struct bc_attach_progs {
+	struct bpf_program *entry;
+	struct bpf_program *ret;
+	struct bpf_program *entry_cap; /* sleepable: captured strings are faulted in */
+	struct bpf_program *ret_cap;
+};
+
 /*
- * Attaches entry and return to every function of funcs. With use_multi the
- * programs must have been loaded with the uprobe_multi expected attach type;
- * otherwise per-function perf uprobes carry the cookie. On error everything
- * attached so far is detached and err holds one line.
+ * Attaches entry and return to every function of funcs: a function with
+ * entry captures gets entry_cap, one with a return capture ret_cap. With
+ * use_multi the programs must have been loaded with the uprobe_multi expected
+ * attach type (one link per object, kind and program); otherwise
+ * per-function perf uprobes carry the cookie. On error everything attached so
+ * far is detached and err holds one line.
  */
-int bc_attach_functions(struct bpf_program *entry, struct bpf_program *ret,
-			const struct bc_functab *funcs, bool use_multi, struct bc_attachment *att,
-			char *err, size_t errlen);
+int bc_attach_functions(const struct bc_attach_progs *progs, const struct bc_functab *funcs,
+			bool use_multi, struct bc_attachment *att, char *err, size_t errlen);
 
 /*
  * Detaches everything. Return probes go first, all at once: each detach

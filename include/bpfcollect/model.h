@@ -12,16 +12,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpfcollect/capture.h"
 #include "bpfcollect/record.h"
 
 /* One traced function; its index in the table is the BPF cookie. */
 struct bc_func {
 	uint32_t id;
-	char *name;      /* symbol name as in the ELF file */
-	char *object;    /* path of the load object holding it */
-	uint64_t addr;   /* st_value: link-time virtual address */
-	uint64_t size;   /* st_size */
+	char *name;	 /* symbol name as in the ELF file */
+	char *object;	 /* path of the load object holding it */
+	uint64_t addr;	 /* st_value: link-time virtual address */
+	uint64_t size;	 /* st_size */
 	uint64_t offset; /* file offset of the first instruction (uprobe) */
+	/* --arg/--retval: what is captured; capture.n_entry + n_return == 0 when nothing */
+	struct bc_capture_spec capture;
 };
 
 struct bc_functab {
@@ -33,15 +36,20 @@ struct bc_functab {
 void bc_functab_init(struct bc_functab *t);
 void bc_functab_free(struct bc_functab *t);
 /* Appends a copy of name/object; sets id to the new index. -errno. */
-int bc_functab_add(struct bc_functab *t, const char *name, const char *object,
-		   uint64_t addr, uint64_t size, uint64_t offset);
+int bc_functab_add(struct bc_functab *t, const char *name, const char *object, uint64_t addr,
+		   uint64_t size, uint64_t offset);
 const struct bc_func *bc_functab_get(const struct bc_functab *t, uint32_t id);
+
+static inline bool bc_func_captures(const struct bc_func *f)
+{
+	return f && (f->capture.n_entry || f->capture.n_return);
+}
 
 /* A decoded, validated record plus what the decoder resolved for it. */
 struct bc_event {
 	const struct bc_rec_head *rec; /* points into the producer's buffer */
 	const struct bc_func *func;    /* FUNC_ENTRY/RETURN; NULL if unknown */
-	const char *sys_name;          /* SYS_ENTER/EXIT; NULL if unknown */
+	const char *sys_name;	       /* SYS_ENTER/EXIT; NULL if unknown */
 };
 
 /*
@@ -49,8 +57,7 @@ struct bc_event {
  * string lengths) and fills `ev`. Returns the record's size, or -EINVAL for
  * anything malformed: producers skip bad records, never trust them.
  */
-int bc_decode(const void *data, size_t len, const struct bc_functab *funcs,
-	      struct bc_event *ev);
+int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, struct bc_event *ev);
 
 /* An r-x (or other) mapping of a traced process, from /proc/PID/maps. */
 struct bc_mapping {
@@ -59,17 +66,17 @@ struct bc_mapping {
 	uint64_t start;
 	uint64_t end;
 	uint64_t offset; /* file offset of start */
-	uint32_t prot;   /* PROT_READ|PROT_WRITE|PROT_EXEC */
+	uint32_t prot;	 /* PROT_READ|PROT_WRITE|PROT_EXEC */
 	const char *path;
 };
 
 /* What is known when recording starts. */
 struct bc_session {
-	char *const *argv;   /* traced command, NULL-terminated */
-	uint32_t root_pid;   /* the launched process */
-	uint64_t start_ktime; /* CLOCK_MONOTONIC ns at start */
+	char *const *argv;	/* traced command, NULL-terminated */
+	uint32_t root_pid;	/* the launched process */
+	uint64_t start_ktime;	/* CLOCK_MONOTONIC ns at start */
 	int64_t wall_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
-	const char *options;  /* the record command line, for log.xml */
+	const char *options;	/* the record command line, for log.xml */
 	const char *cwd;
 	const struct bc_functab *funcs;
 	uint32_t ringbuf_bytes;
@@ -79,9 +86,9 @@ struct bc_session {
 /* What is known when recording ends. */
 struct bc_session_end {
 	uint64_t end_ktime;
-	int exit_status;     /* wait(2) status of the root process, -1 unknown */
-	uint64_t events;     /* records delivered */
-	uint64_t bad_records; /* records the decoder refused */
+	int exit_status;	   /* wait(2) status of the root process, -1 unknown */
+	uint64_t events;	   /* records delivered */
+	uint64_t bad_records;	   /* records the decoder refused */
 	uint64_t lost[BC_LOSS_NR]; /* reserve failures, summed over CPUs */
 };
 

@@ -20,9 +20,14 @@ struct bc_record_opts {
 	bool follow;		  /* -F on|off */
 	bool quiet;
 	bool verbose;
-	bool no_multi;		 /* --no-uprobe-multi */
-	char *const *argv;	 /* the command, NULL-terminated; points into argv */
-	char options_text[1024]; /* the record command line up to the command, for the log */
+	bool no_multi;		/* --no-uprobe-multi */
+	const char **arg_specs; /* --arg GLOB@SPEC, raw; points into argv */
+	size_t n_arg_specs;
+	const char **ret_specs; /* --retval GLOB[@FMT], raw */
+	size_t n_ret_specs;
+	unsigned int string_size; /* --string-size: default most bytes of a captured string */
+	char *const *argv;	  /* the command, NULL-terminated; points into argv */
+	char options_text[1024];  /* the record command line up to the command, for the log */
 };
 
 extern const char bc_record_usage[];

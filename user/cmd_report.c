@@ -12,6 +12,7 @@
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/report.h"
+#include "bpfcollect/sink_calls.h"
 #include "bpfcollect/sink_text.h"
 
 static const char report_usage[] =
@@ -22,12 +23,20 @@ static const char report_usage[] =
 	"  functions   calls, inclusive and exclusive time per function\n"
 	"  syscalls    calls, time and errors per syscall\n"
 	"  events      every event, one per line: TIME PID TID SEQ DEPTH KIND NAME ...\n"
+	"  calls FUNC  each call of functions matching FUNC (a glob) with its captured\n"
+	"              arguments and return value (record with --arg/--retval)\n"
 	"\n"
 	"  -s, --sort KEY   functions order: excl (default), incl, calls, avg, name\n"
-	"  -n, --top N      at most N functions\n"
+	"  -n, --top N      at most N functions, or N calls (default 50)\n"
 	"  -h, --help       this text\n";
 
-enum view { VIEW_HEADER = 1, VIEW_FUNCTIONS = 2, VIEW_SYSCALLS = 4, VIEW_EVENTS = 8 };
+enum view {
+	VIEW_HEADER = 1,
+	VIEW_FUNCTIONS = 2,
+	VIEW_SYSCALLS = 4,
+	VIEW_EVENTS = 8,
+	VIEW_CALLS = 16
+};
 
 static int parse_view(const char *s)
 {
@@ -39,6 +48,8 @@ static int parse_view(const char *s)
 		return VIEW_SYSCALLS;
 	if (!strcmp(s, "events"))
 		return VIEW_EVENTS;
+	if (!strcmp(s, "calls"))
+		return VIEW_CALLS;
 	return -EINVAL;
 }
 
@@ -107,7 +118,7 @@ int bc_cmd_report(int argc, char **argv)
 	char err[1024];
 	size_t top = 0;
 	int views = 0, c, rc, exit_code = 1;
-	const char *exp;
+	const char *exp, *calls_glob = NULL;
 
 	memset(&info, 0, sizeof(info));
 	optind = 1;
@@ -148,9 +159,17 @@ int bc_cmd_report(int argc, char **argv)
 
 		if (v < 0) {
 			bc_error("report: unknown view '%s'; views: header functions syscalls "
-				 "events",
+				 "events calls FUNC",
 				 argv[optind]);
 			return 2;
+		}
+		if (v == VIEW_CALLS) {
+			if (optind + 1 >= argc) {
+				bc_error("report: calls needs a function name or glob, e.g. calls "
+					 "'parse*'");
+				return 2;
+			}
+			calls_glob = argv[++optind];
 		}
 		views |= v;
 	}
@@ -197,6 +216,23 @@ int bc_cmd_report(int argc, char **argv)
 		/* A second pass: the report sink has already consumed the first. */
 		rc = bc_er_read(exp, text, &again, err, sizeof(err));
 		bc_sink_destroy(text);
+		bc_er_info_free(&again);
+		if (rc < 0) {
+			bc_error("%s", err);
+			goto out;
+		}
+	}
+	if (views & VIEW_CALLS) {
+		struct bc_sink *calls = bc_calls_sink_new(stdout, calls_glob, top ? top : 50);
+		struct bc_er_info again;
+
+		memset(&again, 0, sizeof(again));
+		if (!calls) {
+			bc_error("out of memory");
+			goto out;
+		}
+		rc = bc_er_read(exp, calls, &again, err, sizeof(err));
+		bc_sink_destroy(calls);
 		bc_er_info_free(&again);
 		if (rc < 0) {
 			bc_error("%s", err);

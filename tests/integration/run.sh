@@ -272,6 +272,75 @@ test_lost() {
 	check "experiment with losses opens in gprofng" gprofng_ok lost.er
 }
 
+# The value of NAME= in a line of the events view (values hold no spaces here but strings).
+field() { # field LINE NAME
+	sed -n "s/.* $2=\\(\"[^\"]*\"\\(\\.\\.\\.\\)\\{0,1\\}\\|[^ ]*\\).*/\\1/p" <<<"$1"
+}
+
+test_args() {
+	echo "# arguments and return values captured at entry and return"
+	"$BC" record -q -o args.er -u 'tgt_*' \
+		--arg 'tgt_ints@arg1/d32,arg2,arg3/u32,arg4/d16,arg5/d8,arg6,retval/d32' \
+		--arg 'tgt_ptr@arg1/p' --retval 'tgt_ptr@p' \
+		--arg 'tgt_str@arg1/s,retval/s' --arg 'tgt_longstr@arg1/s:1000' --retval tgt_longstr \
+		--arg 'tgt_buf@arg1/buf:arg2,arg2/u' --retval 'tgt_buf@d32' \
+		--arg 'tgt_mixed@arg1/d32,arg2/s,arg3' --arg 'tgt_unreadable@arg1/s' \
+		-- "$TGT/args" 1 >args.out 2>args.err
+	check_eq "record with --arg exits 0" 0 $?
+	"$BC" report args.er events >args.ev
+	local line want got
+	read -r _ a b c d e f ret < <(grep '^tgt_ints ' args.out)
+	line=$(grep ' entry tgt_ints ' args.ev)
+	check_eq "ints: arg1..arg6 as passed (negative, unsigned, narrow)" "$a $b $c $d $e $f" \
+		"$(field "$line" arg1) $(field "$line" arg2) $(field "$line" arg3) $(field "$line" arg4) $(field "$line" arg5) $(field "$line" arg6)"
+	check_eq "ints: int return value" "${ret#ret=}" "$(field "$(grep ' return tgt_ints ' args.ev)" retval)"
+	read -r _ ptr ret < <(grep '^tgt_ptr ' args.out | head -1)
+	check_eq "pointer argument" "$ptr" "$(field "$(grep ' entry tgt_ptr ' args.ev | head -1)" arg1)"
+	check_eq "pointer return" "${ret#ret=}" "$(field "$(grep ' return tgt_ptr ' args.ev | head -1)" retval)"
+	check_eq "NULL pointer argument" "NULL" "$(field "$(grep ' entry tgt_ptr ' args.ev | tail -1)" arg1)"
+	check_eq "10-byte string argument" '"0123456789"' "$(field "$(grep ' entry tgt_str ' args.ev)" arg1)"
+	check_eq "string return value" '"returned!"' "$(field "$(grep ' return tgt_str ' args.ev)" retval)"
+	want=$(printf 'ABCDEFGHIJKLMNOPQRSTUVWXYZ%.0s' $(seq 40) | head -c 1000)
+	check_eq "2000-byte string cut at s:1000, marked ..." "\"$want\"..." \
+		"$(field "$(grep ' entry tgt_longstr ' args.ev)" arg1)"
+	check_eq "size_t return" 2000 "$(field "$(grep ' return tgt_longstr ' args.ev)" retval)"
+	read -r _ hex n ret < <(grep '^tgt_buf ' args.out)
+	got=$(field "$(grep ' entry tgt_buf ' args.ev)" arg1)
+	got=${got#\"}
+	got=${got%\"}
+	check_eq "buffer with NUL bytes, length from arg2" "$hex" "$(printf '%b' "$got" | od -An -tx1 | tr -d ' \n')"
+	check_eq "buffer length argument" "${n#n=}" "$(field "$(grep ' entry tgt_buf ' args.ev)" arg2)"
+	read -r _ ma mx ms mb ret < <(grep '^tgt_mixed ' args.out)
+	line=$(grep ' entry tgt_mixed ' args.ev)
+	check_eq "ints and a string around a double (registers counted apart)" "$ma $ms $mb" \
+		"$(field "$line" arg1) $(field "$line" arg2) $(field "$line" arg3)"
+	check_eq "unreadable string is marked, not garbage" "<fault>" \
+		"$(field "$(grep ' entry tgt_unreadable ' args.ev)" arg1)"
+	check "calls view shows a call with its arguments and return" \
+		grep -q 'tgt_str(arg1="0123456789") = "returned!"' <("$BC" report args.er calls tgt_str)
+	check_eq "calls view limited by -n" 1 \
+		"$("$BC" report -n 1 args.er calls 'tgt_ptr' | grep -c 'tgt_ptr(')"
+
+	"$BC" record -q -o args2.er --string-size=4096 --arg 'tgt_longstr@arg1/s' -u tgt_longstr \
+		-- "$TGT/args" 1 >/dev/null 2>&1
+	want=$(printf 'ABCDEFGHIJKLMNOPQRSTUVWXYZ%.0s' $(seq 80) | head -c 2000)
+	check_eq "2000-byte string whole with --string-size=4096" "\"$want\"" \
+		"$(field "$("$BC" report args2.er events | grep ' entry tgt_longstr ')" arg1)"
+	"$BC" record -q -o args3.er --string-size=8 --arg 'tgt_str@arg1/s' -- "$TGT/args" 1 >/dev/null 2>&1
+	check_eq "--string-size=8 cuts the 10-byte string" '"01234567"...' \
+		"$(field "$("$BC" report args3.er events | grep ' entry tgt_str ')" arg1)"
+
+	expect_error "spec error names the position" "position 20" \
+		"$BC" record -q --arg 'tgt_ints@arg1,arg2/q' -- "$TGT/args" 1
+	expect_error "argument beyond the registers" "argument 7 .*not in a register" \
+		"$BC" record -q --arg 'tgt_ints@arg7' -- "$TGT/args" 1
+	expect_error "floating-point arguments refused with the reason" "xmm registers" \
+		"$BC" record -q --arg 'tgt_doubles@fparg1' -- "$TGT/args" 1
+	expect_error "--arg glob matching nothing" "--arg 'nosuch_fn@arg1'.*no function matches" \
+		"$BC" record -q --arg 'nosuch_fn@arg1' -- "$TGT/args" 1
+	expect_error "bad --string-size" "string-size" "$BC" record -q --string-size=5000 -- "$TGT/args" 1
+}
+
 test_unprobeable() {
 	echo "# a function starting with a LOCK prefix cannot be probed: said, and the rest traced"
 	"$BC" record -q -o lk.er -- "$TGT/locked" 7 >lk.out 2>lk.err
@@ -313,7 +382,7 @@ test_bad_input() {
 }
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
-	demo naming lost unprobeable bad_input; do
+	demo naming lost args unprobeable bad_input; do
 	want "$t" && "test_$t"
 done
 

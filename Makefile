@@ -29,7 +29,8 @@ PKG_CONFIG ?= pkg-config
 # Install build dependencies on demand, before anything needs them.
 DEPS_OK := $(shell command -v $(CLANG) >/dev/null 2>&1 && \
 	command -v $(BPFTOOL) >/dev/null 2>&1 && \
-	$(PKG_CONFIG) --exists libbpf libelf zlib cmocka 2>/dev/null && echo yes)
+	$(PKG_CONFIG) --exists libbpf libelf zlib cmocka 2>/dev/null && \
+	ls /usr/src/linux-headers-*-common/include/linux/syscalls.h >/dev/null 2>&1 && echo yes)
 ifneq ($(DEPS_OK),yes)
 ifeq ($(filter clean format vmlinux,$(MAKECMDGOALS)),)
 $(info bpfcollect: build dependencies missing, running tools/install-deps.sh)
@@ -55,7 +56,7 @@ CFLAGS ?=
 ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude -I$(O)/include \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude -I$(O)/include \
 	-Wall -Werror -Wno-unused-function
 
 # Each concern has its own .bpf.c; they share maps (declared __weak in
@@ -66,9 +67,9 @@ SKELS := $(O)/include/collect.skel.h
 
 # user/main.c is the CLI; everything else is a library the tests link too.
 LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
-GEN_SRCS := $(O)/gen/syscall_names.c
-LIB_OBJS := $(patsubst user/%.c,$(O)/user/%.o,$(LIB_SRCS)) $(O)/gen/syscall_names.o
-SAN_OBJS := $(patsubst user/%.c,$(O)/san/user/%.o,$(LIB_SRCS)) $(O)/san/gen/syscall_names.o
+GEN_SRCS := $(O)/gen/syscall_table.c
+LIB_OBJS := $(patsubst user/%.c,$(O)/user/%.o,$(LIB_SRCS)) $(O)/gen/syscall_table.o
+SAN_OBJS := $(patsubst user/%.c,$(O)/san/user/%.o,$(LIB_SRCS)) $(O)/san/gen/syscall_table.o
 
 BIN := $(O)/bpfcollect
 DEMO := $(O)/demo/bcdemo
@@ -93,10 +94,17 @@ $(O)/include/collect.skel.h: $(O)/bpf/collect.o
 	@mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< name collect_bpf > $@.tmp && mv $@.tmp $@
 
-$(O)/gen/syscall_names.c: tools/gen-syscall-names.sh
+# Syscall names and signatures: tools/gen-syscall-table.sh reads the uapi
+# numbers and the kernel's include/linux/syscalls.h (linux-headers-*-common;
+# without it the table has names and hex arguments only, and it warns).
+SYSCALL_PROTOS := $(wildcard /usr/src/linux-headers-*-common/include/linux/syscalls.h)
+$(O)/gen/syscall_table.c: tools/gen-syscall-table.sh $(SYSCALL_PROTOS)
 	$(msg) GEN $@
 	@mkdir -p $(@D)
-	$(Q)tools/gen-syscall-names.sh > $@.tmp && mv $@.tmp $@
+	$(Q)tools/gen-syscall-table.sh > $@.tmp && mv $@.tmp $@
+
+$(O)/gen/syscall_table.o $(O)/san/gen/syscall_table.o: include/bpfcollect/syscall_table.h \
+	include/bpfcollect/syscalls.h
 
 $(O)/gen/%.o: $(O)/gen/%.c
 	$(msg) CC $@

@@ -30,7 +30,7 @@
 
 struct scratch {
 	__u32 faulted; /* bit i: reading argument i faulted (set by capture_one) */
-	__u32 pad;
+	__u32 busy;    /* percpu_scratch only: taken */
 	/* an item header at an offset below SCRATCH_HALF, then up to LEN_MASK bytes */
 	__u8 buf[SCRATCH_HALF + sizeof(struct bc_cap_item) + LEN_MASK + 1];
 };
@@ -49,6 +49,36 @@ static __always_inline struct scratch *scratch_get(void)
 {
 	return bpf_task_storage_get(&capture_scratch, bpf_get_current_task_btf(), 0,
 				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+/*
+ * Non-sleepable programs (the syscall tracepoints) cannot allocate a task's
+ * scratch buffer there, so they use a per-CPU one. The program can still be
+ * preempted by another task running it on this CPU: `busy` is taken
+ * atomically, and whoever finds it taken does without captures.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} percpu_scratch SEC(".maps") __weak;
+
+static __always_inline struct scratch *percpu_scratch_take(void)
+{
+	__u32 zero = 0;
+	struct scratch *s = bpf_map_lookup_elem(&percpu_scratch, &zero);
+
+	if (!s || __sync_lock_test_and_set(&s->busy, 1))
+		return NULL;
+	return s;
+}
+
+/* A plain store: only the owner writes it back (BPF has no store-release). */
+static __always_inline void percpu_scratch_release(struct scratch *s)
+{
+	asm volatile("" ::: "memory");
+	*(volatile __u32 *)&s->busy = 0;
 }
 
 /*

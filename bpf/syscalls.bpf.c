@@ -67,7 +67,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	args[5] = regs->r9;
 
 	spec = bpf_map_lookup_elem(&syscall_captures, &key);
-	if (spec && spec->n_entry && (s = scratch_get())) {
+	if (spec && spec->n_entry && (s = percpu_scratch_take())) {
 		/*
 		 * Path arguments travel in the same record. A tracepoint program
 		 * cannot fault pages in: a path in a page not touched yet (a
@@ -82,6 +82,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 			s, capture_items(s, sizeof(*rec), spec, 0, spec->n_entry, args, 0, false),
 			BC_LOSS_SYSCALL);
 		ts->sys_retry_mask = s->faulted;
+		percpu_scratch_release(s);
 		return 0;
 	}
 	rec = record_reserve(sizeof(*rec), BC_REC_SYS_ENTER, BC_LOSS_SYSCALL, ts, ts->depth, now);
@@ -117,7 +118,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (retry) {
 		/* Paths the entry could not read: the kernel has faulted them in by now. */
 		const struct bc_capture_spec *spec = bpf_map_lookup_elem(&syscall_captures, &key);
-		struct scratch *s = scratch_get();
+		struct scratch *s = spec ? percpu_scratch_take() : NULL;
 
 		if (spec && s) {
 			__u64 args[BC_MAX_ARG_REGS] = {regs->di,  regs->si, regs->dx,
@@ -131,6 +132,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 			rec->enter_ktime = enter_ktime;
 			capture_output(s, capture_items_masked(s, sizeof(*rec), spec, retry, args),
 				       BC_LOSS_SYSCALL);
+			percpu_scratch_release(s);
 			return 0;
 		}
 	}

@@ -36,6 +36,7 @@
 #include "bpfcollect/procmaps.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/symbols.h"
+#include "bpfcollect/syscall_table.h"
 #include "bpfcollect/syscalls.h"
 #include "bpfcollect/uprobe_multi.h"
 
@@ -185,6 +186,41 @@ static int emit_lost_records(struct recorder *r, uint64_t ktime)
 	}
 	free(vals);
 	return rc;
+}
+
+/* Path arguments of the syscalls recorded are captured as strings at entry. */
+static int set_syscall_captures(struct recorder *r, char *err, size_t errlen)
+{
+	int filter_fd = bpf_map__fd(r->skel->maps.syscall_filter);
+	int fd = bpf_map__fd(r->skel->maps.syscall_captures);
+
+	for (uint32_t nr = 0; nr < BC_SYSCALL_MAX; nr++) {
+		unsigned int mask = bc_syscall_path_args(nr);
+		struct bc_capture_spec spec = {0};
+		uint8_t on = 0;
+
+		if (!mask || bpf_map_lookup_elem(filter_fd, &nr, &on) < 0 || !on)
+			continue;
+		for (uint8_t i = 0; i < BC_MAX_ARG_REGS; i++) {
+			if (!(mask & (1U << i)))
+				continue;
+			spec.items[spec.n_entry++] = (struct bc_capture_item_spec){
+				.source = BC_SRC_ARG,
+				.index = i,
+				.type = BC_CAP_STR,
+				.fmt = BC_FMT_STR,
+				.size = 8,
+				.len_arg = BC_LEN_FIXED,
+				.max_len = (uint16_t)r->opts->string_size,
+			};
+		}
+		if (bpf_map_update_elem(fd, &nr, &spec, BPF_ANY) < 0) {
+			snprintf(err, errlen, "cannot set the syscall path captures: %s",
+				 strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
 }
 
 static int parse_syscall_list(struct recorder *r, char *err, size_t errlen)
@@ -397,6 +433,9 @@ static int setup_bpf(struct recorder *r, char *err, size_t errlen)
 	}
 	if (r->opts->syscalls) {
 		rc = parse_syscall_list(r, err, errlen);
+		if (rc < 0)
+			return rc;
+		rc = set_syscall_captures(r, err, errlen);
 		if (rc < 0)
 			return rc;
 	}

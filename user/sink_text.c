@@ -4,14 +4,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/sink_text.h"
+#include "bpfcollect/sysdecode.h"
+
+/* The last syscall entry of a thread, to render the whole call at its exit. */
+struct pending_sys {
+	uint32_t tid;
+	uint32_t size;
+	uint64_t rec[BC_CAPTURE_RECORD_MAX / 8];
+};
 
 struct text_sink {
 	struct bc_sink base;
 	FILE *out;
 	uint64_t start_ktime;
+	struct pending_sys *pending;
+	size_t n_pending;
+	uint64_t merged[BC_CAPTURE_RECORD_MAX * 2 / 8];
 	char buf[BC_CAPTURE_RECORD_MAX * 4 + 64]; /* a record's captures, escaped */
 };
 
@@ -34,6 +46,82 @@ static void put_token(FILE *out, const char *s, size_t max)
 		fputc((unsigned char)s[n] <= ' ' || s[n] == 0x7f ? '?' : s[n], out);
 	if (n == 0)
 		fputc('-', out);
+}
+
+static struct pending_sys *pending_of(struct text_sink *t, uint32_t tid, bool create)
+{
+	for (size_t i = 0; i < t->n_pending; i++)
+		if (t->pending[i].tid == tid)
+			return &t->pending[i];
+	if (!create)
+		return NULL;
+	struct pending_sys *v = realloc(t->pending, (t->n_pending + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	t->pending = v;
+	v[t->n_pending].tid = tid;
+	v[t->n_pending].size = 0;
+	return &v[t->n_pending++];
+}
+
+static bool exit_has_item(const struct bc_rec_head *exit_rec, unsigned int index)
+{
+	const struct bc_cap_item *item;
+	const uint8_t *data;
+	struct bc_cap_iter it;
+
+	bc_cap_iter_init(&it, exit_rec, exit_rec->size, sizeof(struct bc_rec_sys_exit));
+	while (bc_cap_iter_next(&it, &item, &data))
+		if (item->index == index)
+			return true;
+	return false;
+}
+
+/*
+ * The entry of this exit with the paths the exit carries (read again there
+ * because the entry could not fault them in) in place of the entry's failed
+ * reads; NULL if the entry is unknown.
+ */
+static const struct bc_rec_sys_enter *merge_call(struct text_sink *t, const struct bc_rec_head *x,
+						 size_t *size)
+{
+	struct pending_sys *p = pending_of(t, x->tid, false);
+	const struct bc_rec_sys_enter *e;
+	const struct bc_cap_item *item;
+	const uint8_t *data;
+	struct bc_cap_iter it;
+	uint8_t *out = (uint8_t *)t->merged;
+	size_t pos = sizeof(*e);
+
+	if (!p || !p->size)
+		return NULL;
+	e = (const void *)p->rec;
+	if (e->nr != ((const struct bc_rec_sys_exit *)x)->nr)
+		return NULL;
+	memcpy(out, e, sizeof(*e));
+	bc_cap_iter_init(&it, e, p->size, sizeof(*e));
+	while (bc_cap_iter_next(&it, &item, &data)) {
+		size_t n = sizeof(*item) + ((item->len + 7U) & ~7U);
+
+		if ((item->flags & BC_CAPF_FAULT) && exit_has_item(x, item->index))
+			continue;
+		memcpy(out + pos, item, n);
+		pos += n;
+	}
+	bc_cap_iter_init(&it, x, x->size, sizeof(struct bc_rec_sys_exit));
+	while (bc_cap_iter_next(&it, &item, &data)) {
+		size_t n = sizeof(*item) + ((item->len + 7U) & ~7U);
+
+		if (pos + n > sizeof(t->merged))
+			break;
+		memcpy(out + pos, item, n);
+		pos += n;
+	}
+	((struct bc_rec_head *)out)->size = (uint16_t)pos;
+	p->size = 0;
+	*size = pos;
+	return (const void *)out;
 }
 
 /* Captured arguments and return values, as NAME=VALUE after the fixed fields. */
@@ -97,11 +185,21 @@ static int text_event(struct bc_sink *s, const struct bc_event *ev)
 	case BC_REC_SYS_ENTER: {
 		const struct bc_rec_sys_enter *e = (const void *)h;
 
+		struct pending_sys *p = pending_of(t, h->tid, true);
+
 		fprintf(out,
 			"sys_enter %s args=0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64
-			",0x%" PRIx64 ",0x%" PRIx64 "\n",
+			",0x%" PRIx64 ",0x%" PRIx64,
 			sysname, (uint64_t)e->args[0], (uint64_t)e->args[1], (uint64_t)e->args[2],
 			(uint64_t)e->args[3], (uint64_t)e->args[4], (uint64_t)e->args[5]);
+		if (bc_sys_format_enter(e, h->size, t->buf, sizeof(t->buf)) != -EINVAL)
+			fprintf(out, " call=%s", t->buf);
+		fputc('\n', out);
+		/* Kept for the exit line, which shows the whole call. */
+		if (p && h->size <= sizeof(p->rec)) {
+			memcpy(p->rec, h, h->size);
+			p->size = h->size;
+		}
 		break;
 	}
 	case BC_REC_SYS_EXIT: {
@@ -115,6 +213,14 @@ static int text_event(struct bc_sink *s, const struct bc_event *ev)
 		}
 		if (e->enter_ktime)
 			fprintf(out, " dur=%" PRIu64, (uint64_t)(h->ktime - e->enter_ktime));
+		size_t msize;
+		const struct bc_rec_sys_enter *call = merge_call(t, h, &msize);
+
+		if (call && bc_sys_format_enter(call, msize, t->buf, sizeof(t->buf)) != -EINVAL) {
+			fprintf(out, " call=%s", t->buf);
+			if (bc_sys_format_result(e->ret, e->nr, t->buf, sizeof(t->buf)) != -EINVAL)
+				fprintf(out, " %s", t->buf);
+		}
 		fputc('\n', out);
 		break;
 	}
@@ -164,6 +270,7 @@ static int text_event(struct bc_sink *s, const struct bc_event *ev)
 
 static void text_destroy(struct bc_sink *s)
 {
+	free(((struct text_sink *)s)->pending);
 	free(s);
 }
 

@@ -119,6 +119,20 @@ test_syscalls() {
 	check_eq "--syscalls=getppid records getppid only" "getppid" \
 		"$(awk '$6 ~ /^sys_/ { print $7 }' sys2.ev | sort -u | tr -d '\n')"
 	check_eq "--syscalls=getppid count" 100 "$(awk '$6 ~ /^sys_/' sys2.ev | wc -l)"
+	# Decoded calls, strace-style, with paths read at entry (or, for a page
+	# not touched yet, at exit).
+	check_eq "openat of a known path, decoded" 1 "$(grep -c \
+		' sys_exit openat .* call=openat(AT_FDCWD, "/dev/null", O_WRONLY|O_CLOEXEC) = 3$' sys.ev)"
+	check_eq "failing openat decoded with its errno" 3 "$(grep -cF \
+		"call=openat(AT_FDCWD, \"$missing\", O_RDONLY|O_CLOEXEC) = -1 ENOENT (No such file or directory)" sys.ev)"
+	check_eq "one-byte writes decoded with their size" 300 \
+		"$(grep -cE ' sys_exit write .* call=write\(3, 0x[0-9a-f]+, 1\) = 1$' sys.ev)"
+	check "loader's openat of libc decoded at entry" \
+		grep -q ' sys_enter openat .*call=openat(AT_FDCWD, "/[^"]*libc.so.6", O_RDONLY|O_CLOEXEC)' sys.ev
+	"$BC" record -q -o sys3.er --syscalls=openat --string-size=10 -u main -- "$TGT/sys" 1 >/dev/null 2>&1
+	check "--string-size cuts syscall paths too" grep -qF \
+		"call=openat(AT_FDCWD, \"/nonexiste\"..., O_RDONLY|O_CLOEXEC) = -1 ENOENT" \
+		<("$BC" report sys3.er events)
 	"$BC" record -o true.er --syscalls -- /bin/true >/dev/null 2>true.err
 	check_eq "stripped program with --syscalls: recorded" 0 $?
 	check "stripped program with --syscalls: says syscalls only" grep -q "syscalls only" true.err

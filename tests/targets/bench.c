@@ -4,10 +4,14 @@
  * "elapsed_ns=NS" for the loop alone (clock_gettime(CLOCK_MONOTONIC) just
  * before and after), so probe attach/detach and process start-up are not
  * counted. tools/bench.sh compares this number traced and untraced.
+ *
+ * bench N str: the same with bench_str(BENCH_STRING) instead, a function
+ * whose string argument the tracers capture (tools/bench.sh, "capture").
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "traced.h"
@@ -48,6 +52,26 @@ NO_ENDBR TRACED int bench_hot(int x)
 	return on_stack * 3 + 1;
 }
 
+/*
+ * The string bench_str is called with: 32 bytes (and the NUL), printable and
+ * without quotes or backslashes, so a capture can be compared as it is.
+ * tools/bench.sh has the same text.
+ */
+#define BENCH_STRING "bpfcollect-bench-capture-32bytes"
+
+_Static_assert(sizeof(BENCH_STRING) == 32 + 1, "BENCH_STRING must be 32 bytes");
+
+/*
+ * Starts with push %rbp for the same reason, by the same means, as bench_hot.
+ * It reads the first byte so the string is really used.
+ */
+NO_ENDBR TRACED int bench_str(const char *s)
+{
+	const char *volatile on_stack = s;
+
+	return on_stack[0];
+}
+
 static long long monotonic_ns(void)
 {
 	struct timespec ts;
@@ -59,6 +83,13 @@ static long long monotonic_ns(void)
 int main(int argc, char **argv)
 {
 	long calls = 1000000;
+
+	if (argc > 3 || (argc == 3 && strcmp(argv[2], "str") != 0)) {
+		fprintf(stderr, "usage: bench [N [str]]\n");
+		return 2;
+	}
+
+	int str_mode = argc == 3;
 
 	if (argc > 1) {
 		char *end;
@@ -73,8 +104,13 @@ int main(int argc, char **argv)
 	unsigned long acc = 0;
 	long long start = monotonic_ns();
 
-	for (long i = 0; i < calls; i++)
-		acc += (unsigned long)bench_hot((int)i);
+	if (str_mode) {
+		for (long i = 0; i < calls; i++)
+			acc += (unsigned long)bench_str(BENCH_STRING);
+	} else {
+		for (long i = 0; i < calls; i++)
+			acc += (unsigned long)bench_hot((int)i);
+	}
 
 	long long elapsed = monotonic_ns() - start;
 

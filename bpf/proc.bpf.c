@@ -94,6 +94,22 @@ int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 	rec->filename_len = len > 0 ? len - 1 : 0;
 	if (len <= 0)
 		rec->filename[0] = 0;
+	/* execve maps the image itself: where it went, for the agent's map.xml */
+	struct mm_struct *mm = BPF_CORE_READ(p, mm);
+
+	rec->code_start = BPF_CORE_READ(mm, start_code);
+	rec->code_end = BPF_CORE_READ(mm, end_code);
+	rec->interp_base = 0;
+	for (int i = 0; i + 1 < 56; i += 2) {
+		__u64 type = BPF_CORE_READ(mm, saved_auxv[i]);
+
+		if (type == 0) /* AT_NULL */
+			break;
+		if (type == 7) { /* AT_BASE */
+			rec->interp_base = BPF_CORE_READ(mm, saved_auxv[i + 1]);
+			break;
+		}
+	}
 	record_submit(rec);
 	return 0;
 }

@@ -149,6 +149,9 @@ struct er_writer {
 	uint64_t start_ktime;
 	uint64_t last_ktime;
 	uint64_t mappings;
+	/* segments written to map.xml and not unmapped since: [start, end) pairs */
+	uint64_t (*live_segments)[2];
+	size_t n_live, cap_live;
 };
 
 static const struct bc_sink_ops er_ops;
@@ -250,6 +253,30 @@ int bc_er_sink_flush(struct bc_sink *sink)
 	if (!sink || sink->ops != &er_ops)
 		return -EINVAL;
 	return flush_all((struct er_writer *)sink);
+}
+
+static int er_flush(struct bc_sink *sink)
+{
+	return flush_all((struct er_writer *)sink);
+}
+
+static void sb_tstamp(struct strbuf *b, uint64_t ns);
+
+int bc_er_sink_log_event(struct bc_sink *sink, uint64_t ktime, const char *kind, const char *attrs)
+{
+	struct er_writer *w = (struct er_writer *)sink;
+	struct strbuf b = {0};
+	int err;
+
+	if (!sink || sink->ops != &er_ops || !w->begun || w->ended)
+		return -EINVAL;
+	/* tstamps are relative to the run event and never negative */
+	sb_printf(&b, "<event kind=\"%s\" tstamp=\"", kind);
+	sb_tstamp(&b, ktime > w->start_ktime ? ktime - w->start_ktime : 0);
+	sb_printf(&b, "\" %s/>\n", attrs ? attrs : "");
+	err = b.oom ? -ENOMEM : write_sb(w->log_fd, &w->log_size, &b);
+	free(b.s);
+	return err;
 }
 
 static int create_file(struct er_writer *w, const char *name, int *fd)
@@ -515,6 +542,47 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+static void remember_segment(struct er_writer *w, uint64_t start, uint64_t end)
+{
+	if (w->n_live == w->cap_live) {
+		size_t cap = w->cap_live ? w->cap_live * 2 : 16;
+		void *v = realloc(w->live_segments, cap * sizeof(*w->live_segments));
+
+		if (!v)
+			return; /* only unmap events are lost: the map stays valid */
+		w->live_segments = v;
+		w->cap_live = cap;
+	}
+	w->live_segments[w->n_live][0] = start;
+	w->live_segments[w->n_live][1] = end;
+	w->n_live++;
+}
+
+/* An unmap event for every written segment that starts inside the unmapped range. */
+static int write_unmaps(struct er_writer *w, const struct bc_mapping *m)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < w->n_live && !err;) {
+		struct strbuf b = {0};
+		uint64_t start = w->live_segments[i][0];
+
+		if (start < m->start || start >= m->end) {
+			i++;
+			continue;
+		}
+		sb_printf(&b, "<event kind=\"unmap\" tstamp=\"");
+		sb_tstamp(&b, rel_time(w, m->ktime));
+		sb_printf(&b, "\" vaddr=\"0x%016llX\"/>\n", (unsigned long long)start);
+		err = b.oom ? -ENOMEM : write_sb(w->map_fd, &w->map_size, &b);
+		free(b.s);
+		w->live_segments[i][0] = w->live_segments[w->n_live - 1][0];
+		w->live_segments[i][1] = w->live_segments[w->n_live - 1][1];
+		w->n_live--;
+	}
+	return err;
+}
+
 static int er_mapping(struct bc_sink *sink, const struct bc_mapping *m)
 {
 	struct er_writer *w = (struct er_writer *)sink;
@@ -524,6 +592,8 @@ static int er_mapping(struct bc_sink *sink, const struct bc_mapping *m)
 
 	if (!w->begun || w->ended)
 		return -EINVAL;
+	if (m->unmap)
+		return write_unmaps(w, m);
 	/*
 	 * gprofng makes load objects of r-x segments only, and warns about
 	 * every name it cannot open: [vdso], [uprobes], deleted files.
@@ -546,8 +616,10 @@ static int er_mapping(struct bc_sink *sink, const struct bc_mapping *m)
 	sb_printf(&b, "\"/>\n");
 	err = write_sb(w->map_fd, &w->map_size, &b);
 	free(b.s);
-	if (!err)
+	if (!err) {
 		w->mappings++;
+		remember_segment(w, m->start, m->end);
+	}
 	return err;
 }
 
@@ -663,6 +735,7 @@ static void er_destroy(struct bc_sink *sink)
 		close(w->map_fd);
 	if (w->dirfd >= 0)
 		close(w->dirfd);
+	free(w->live_segments);
 	free(w->path);
 	free(w);
 }
@@ -673,6 +746,7 @@ static const struct bc_sink_ops er_ops = {
 	.event = er_event,
 	.mapping = er_mapping,
 	.end = er_end,
+	.flush = er_flush,
 	.destroy = er_destroy,
 };
 

@@ -81,6 +81,10 @@ static size_t min_size(uint16_t kind)
 		return sizeof(struct bc_rec_exit);
 	case BC_REC_LOST:
 		return sizeof(struct bc_rec_lost);
+	case BC_REC_MMAP:
+		return sizeof(struct bc_rec_mmap);
+	case BC_REC_MUNMAP:
+		return sizeof(struct bc_rec_munmap);
 	default:
 		return 0;
 	}
@@ -124,9 +128,57 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
 		if (((const struct bc_rec_lost *)h)->loss_class >= BC_LOSS_NR)
 			return -EINVAL;
 		break;
+	case BC_REC_MMAP:
+		if (((const struct bc_rec_mmap *)h)->path_len > BC_MMAP_PATH_MAX)
+			return -EINVAL;
+		break;
 	default:
 		break;
 	}
 	ev->rec = h;
 	return h->size;
+}
+
+int bc_mapping_from_record(const struct bc_rec_mmap *rec, char *path, size_t pathlen,
+			   struct bc_mapping *m)
+{
+	const char *comp[BC_MMAP_DEPTH];
+	size_t n = 0, pos = 0, len = rec->path_len;
+
+	if (len > BC_MMAP_PATH_MAX || pathlen < 2)
+		return -EINVAL;
+	/* Leaf first, each NUL-terminated; a component without its NUL is dropped. */
+	for (size_t i = 0; i < len && n < BC_MMAP_DEPTH;) {
+		const char *c = rec->path + i;
+		size_t l = strnlen(c, len - i);
+
+		if (i + l >= len)
+			break;
+		comp[n++] = c;
+		i += l + 1;
+	}
+	path[0] = 0;
+	for (size_t k = n; k-- > 0;) {
+		size_t l = strlen(comp[k]);
+
+		if (pos + 1 + l + 1 > pathlen)
+			return -ENAMETOOLONG;
+		path[pos++] = '/';
+		memcpy(path + pos, comp[k], l);
+		pos += l;
+		path[pos] = 0;
+	}
+	if (!pos) {
+		path[0] = '/';
+		path[1] = 0;
+	}
+	memset(m, 0, sizeof(*m));
+	m->pid = rec->h.pid;
+	m->ktime = rec->h.ktime;
+	m->start = rec->start;
+	m->end = rec->end;
+	m->offset = rec->pgoff * 4096;
+	m->prot = (uint32_t)(rec->vm_flags & 0x7); /* VM_READ|VM_WRITE|VM_EXEC = PROT_* */
+	m->path = path;
+	return 0;
 }

@@ -68,7 +68,15 @@ struct bc_mapping {
 	uint64_t offset; /* file offset of start */
 	uint32_t prot;	 /* PROT_READ|PROT_WRITE|PROT_EXEC */
 	const char *path;
+	bool unmap; /* [start, end) was unmapped; path and prot unused */
 };
+
+/*
+ * Turns a BC_REC_MMAP record into a mapping, joining its path components
+ * into path[pathlen]. -EINVAL for a malformed record.
+ */
+int bc_mapping_from_record(const struct bc_rec_mmap *rec, char *path, size_t pathlen,
+			   struct bc_mapping *m);
 
 /* What is known when recording starts. */
 struct bc_session {
@@ -81,6 +89,7 @@ struct bc_session {
 	const struct bc_functab *funcs;
 	uint32_t ringbuf_bytes;
 	bool syscalls;
+	bool no_follow; /* -F off: descendants are not traced */
 };
 
 /* What is known when recording ends. */
@@ -100,6 +109,8 @@ struct bc_sink_ops {
 	int (*event)(struct bc_sink *s, const struct bc_event *ev);
 	int (*mapping)(struct bc_sink *s, const struct bc_mapping *m);
 	int (*end)(struct bc_sink *s, const struct bc_session_end *end);
+	/* Pushes buffered output out, so a live reader sees it (the agent's drain timer). */
+	int (*flush)(struct bc_sink *s);
 	void (*destroy)(struct bc_sink *s);
 };
 
@@ -123,6 +134,10 @@ static inline int bc_sink_mapping(struct bc_sink *s, const struct bc_mapping *m)
 static inline int bc_sink_end(struct bc_sink *s, const struct bc_session_end *x)
 {
 	return s->ops->end ? s->ops->end(s, x) : 0;
+}
+static inline int bc_sink_flush(struct bc_sink *s)
+{
+	return s->ops->flush ? s->ops->flush(s) : 0;
 }
 static inline void bc_sink_destroy(struct bc_sink *s)
 {

@@ -31,6 +31,8 @@ enum bc_rec_kind {
 	BC_REC_THREAD_EXIT = 0x108,  /* a thread exited (not the last one) */
 	BC_REC_PROC_EXIT = 0x109,    /* the last thread of a process exited */
 	BC_REC_LOST = 0x10a,         /* written by the agent: events lost */
+	BC_REC_MMAP = 0x10b,         /* an executable file mapping was made */
+	BC_REC_MUNMAP = 0x10c,       /* a range was unmapped */
 };
 
 /* Loss counters are kept per CPU and per class (index into the array). */
@@ -100,6 +102,14 @@ struct bc_rec_exec {
 	__u32 filename_len; /* bytes of filename used, without NUL */
 	char comm[BC_COMM_LEN];
 	char filename[BC_PATH_LEN];
+	/*
+	 * Where execve put the new image (it maps it itself, not through mmap
+	 * syscalls): the executable's code range (mm->start_code/end_code) and
+	 * the interpreter's load base (AT_BASE), 0 without one.
+	 */
+	__u64 code_start;
+	__u64 code_end;
+	__u64 interp_base;
 };
 
 /* BC_REC_THREAD_EXIT and BC_REC_PROC_EXIT */
@@ -108,6 +118,35 @@ struct bc_rec_exit {
 	__s32 exit_code; /* task->exit_code: wait(2) status encoding */
 	__u32 pad;
 	char comm[BC_COMM_LEN];
+};
+
+/*
+ * BC_REC_MMAP: an mmap() that made an executable file mapping. The file's
+ * path travels as its components, leaf first, each NUL-terminated, in
+ * path[0..path_len): the agent joins them in reverse. The agent turns these
+ * (and the image an exec maps) into map.xml events; they are not stored.
+ */
+#define BC_MMAP_PATH_MAX 1024
+#define BC_MMAP_DEPTH    32 /* path components walked at most */
+
+struct bc_rec_mmap {
+	struct bc_rec_head h;
+	__u64 start;
+	__u64 end;
+	__u64 pgoff;    /* file offset of start, in pages */
+	__u64 vm_flags; /* VM_READ 0x1, VM_WRITE 0x2, VM_EXEC 0x4 */
+	__u64 ino;
+	__u32 dev;      /* kernel dev_t: major << 20 | minor */
+	__u16 path_len; /* bytes used in path */
+	__u8 truncated; /* 1: deeper than BC_MMAP_DEPTH or longer than the buffer */
+	__u8 pad;
+	char path[BC_MMAP_PATH_MAX];
+};
+
+struct bc_rec_munmap {
+	struct bc_rec_head h;
+	__u64 start;
+	__u64 len;
 };
 
 /* Written by the agent (never by BPF) when reserve failures were counted. */

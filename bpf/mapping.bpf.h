@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Executable file mappings of traced processes, from the mmap and munmap
+ * syscalls as they return. (fentry programs, which could hook the kernel's
+ * own mmap path, are refused on the kernels this runs on; an exec's own
+ * mappings come from its EXEC record instead.)
+ */
+#ifndef BPFCOLLECT_MAPPING_BPF_H
+#define BPFCOLLECT_MAPPING_BPF_H
+
+#include "common.bpf.h"
+
+#define NR_MMAP	  9
+#define NR_MUNMAP 11
+#define PROT_EXEC 0x4
+
+/* The file's path, leaf first: each component NUL-terminated, crossing mounts upward. */
+static __always_inline void path_components(struct bc_rec_mmap *rec, struct file *file)
+{
+	struct dentry *dentry = BPF_CORE_READ(file, f_path.dentry);
+	struct vfsmount *vfsmnt = BPF_CORE_READ(file, f_path.mnt);
+	struct mount *mnt = container_of(vfsmnt, struct mount, mnt);
+	__u32 off = 0;
+
+	rec->truncated = 1;
+	for (int i = 0; i < BC_MMAP_DEPTH; i++) {
+		struct dentry *root = BPF_CORE_READ(vfsmnt, mnt_root);
+		struct dentry *parent = BPF_CORE_READ(dentry, d_parent);
+
+		if (dentry == root || dentry == parent) {
+			struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+
+			if (up == mnt) {
+				rec->truncated = 0; /* the root of it all */
+				break;
+			}
+			dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+			mnt = up;
+			vfsmnt = &up->mnt;
+			continue;
+		}
+		if (off >= BC_MMAP_PATH_MAX - 256)
+			break;
+		long n = bpf_probe_read_kernel_str(&rec->path[off & (BC_MMAP_PATH_MAX - 1)], 256,
+						   BPF_CORE_READ(dentry, d_name.name));
+
+		if (n <= 0)
+			break;
+		off += n;
+		dentry = parent;
+	}
+	rec->path_len = off;
+}
+
+static __always_inline struct file *fd_file(int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *file = NULL;
+
+	if (fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	return file;
+}
+
+/*
+ * At the exit of mmap and munmap of a traced process: the mapping made or
+ * removed. These records become map.xml events, not stored records, so they
+ * take no sequence number (seq 0): a thread's sequence stays gapless.
+ */
+static __always_inline void track_mapping(struct task_state *ts, long nr, struct pt_regs *regs,
+					  long ret, __u64 now)
+{
+	if (nr == NR_MUNMAP && ret == 0) {
+		struct bc_rec_munmap *u = record_reserve(sizeof(*u), BC_REC_MUNMAP, BC_LOSS_PROC,
+							 NULL, ts->depth, now);
+
+		if (!u)
+			return;
+		u->start = regs->di;
+		u->len = regs->si;
+		record_submit(u);
+		return;
+	}
+	/* mmap(addr, len, prot, flags, fd, off): an executable mapping of a file */
+	if (nr != NR_MMAP || (unsigned long)ret >= (unsigned long)-4095L ||
+	    !(regs->dx & PROT_EXEC) || (long)regs->r8 < 0)
+		return;
+	struct file *file = fd_file((int)regs->r8);
+	struct bc_rec_mmap *rec;
+	struct inode *inode;
+
+	if (!file)
+		return;
+	rec = record_reserve(sizeof(*rec), BC_REC_MMAP, BC_LOSS_PROC, NULL, ts->depth, now);
+	if (!rec)
+		return;
+	rec->start = ret;
+	rec->end = ret + ((regs->si + 4095) & ~4095ULL);
+	rec->pgoff = regs->r9 >> 12;
+	rec->vm_flags = regs->dx & 0x7; /* PROT_READ|WRITE|EXEC match VM_READ|WRITE|EXEC */
+	inode = BPF_CORE_READ(file, f_inode);
+	rec->ino = BPF_CORE_READ(inode, i_ino);
+	rec->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	rec->pad = 0;
+	path_components(rec, file);
+	record_submit(rec);
+}
+
+#endif

@@ -42,13 +42,21 @@ $(O)/tests/targets/%: tests/targets/%.c tests/targets/traced.h
 	@mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 $(WARN) -g -O2 -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
 
+# Libraries the targets load (dlopen): tests/targets/lib/NAME.c -> lib/libNAME.so
+TARGET_LIBS := $(patsubst tests/targets/lib/%.c,$(O)/tests/targets/lib/lib%.so,$(wildcard tests/targets/lib/*.c))
+
+$(O)/tests/targets/lib/lib%.so: tests/targets/lib/%.c tests/targets/traced.h
+	$(msg) CC $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 $(WARN) -g -O2 -fno-omit-frame-pointer -fPIC -shared -o $@ $<
+
 unit: $(UNIT_SAN) $(UNIT_PLAIN)
 	@set -e; for t in $(UNIT_SAN); do \
 		echo "== $$t (ASan+UBSan)"; ASAN_OPTIONS=detect_leaks=1 $$t; done
 	@set -e; for t in $(UNIT_PLAIN); do \
 		echo "== $$t (valgrind)"; $(VALGRIND) $(VALGRIND_FLAGS) $$t; done
 
-integration: $(BIN) $(TARGET_BINS) $(DEMO)
+integration: $(BIN) $(TARGET_BINS) $(TARGET_LIBS) $(DEMO)
 	tests/integration/run.sh $(O)
 
 check: unit integration

@@ -12,6 +12,7 @@
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/report.h"
+#include "bpfcollect/report_tree.h"
 #include "bpfcollect/sink_calls.h"
 #include "bpfcollect/sink_text.h"
 
@@ -25,9 +26,21 @@ static const char report_usage[] =
 	"  events      every event, one per line: TIME PID TID SEQ DEPTH KIND NAME ...\n"
 	"  calls FUNC  each call of functions matching FUNC (a glob) with its captured\n"
 	"              arguments and return value (record with --arg/--retval)\n"
+	"  calltree    the call tree, all threads merged: for each call path, inclusive\n"
+	"              time and calls; children by time (-n N: at most N per node)\n"
+	"  callers-callees FUNC\n"
+	"              for each function matching FUNC (a glob): its callers, then *FUNC\n"
+	"              with its exclusive time, then its callees, each with the time\n"
+	"              attributed to that caller or callee, and its calls\n"
+	"  threads     per thread: events, calls, syscalls, first and last event,\n"
+	"              lifetime, time in traced functions\n"
 	"\n"
 	"  -s, --sort KEY   functions order: excl (default), incl, calls, avg, name\n"
-	"  -n, --top N      at most N functions, or N calls (default 50)\n"
+	"  -n, --top N      at most N functions, or N calls (default 50), or N children\n"
+	"                   per calltree node\n"
+	"  --founder-only   the founder experiment alone; by default its descendants'\n"
+	"                   subexperiments (_f1.er, _x1.er, ...) are merged in. A\n"
+	"                   subexperiment's own path reports it alone.\n"
 	"  -h, --help       this text\n";
 
 enum view {
@@ -35,7 +48,11 @@ enum view {
 	VIEW_FUNCTIONS = 2,
 	VIEW_SYSCALLS = 4,
 	VIEW_EVENTS = 8,
-	VIEW_CALLS = 16
+	VIEW_CALLS = 16,
+	VIEW_CALLTREE = 32,
+	VIEW_CALLERS_CALLEES = 64,
+	VIEW_THREADS = 128,
+	VIEW_TREE_VIEWS = VIEW_CALLTREE | VIEW_CALLERS_CALLEES | VIEW_THREADS,
 };
 
 static int parse_view(const char *s)
@@ -50,6 +67,12 @@ static int parse_view(const char *s)
 		return VIEW_EVENTS;
 	if (!strcmp(s, "calls"))
 		return VIEW_CALLS;
+	if (!strcmp(s, "calltree"))
+		return VIEW_CALLTREE;
+	if (!strcmp(s, "callers-callees"))
+		return VIEW_CALLERS_CALLEES;
+	if (!strcmp(s, "threads"))
+		return VIEW_THREADS;
 	return -EINVAL;
 }
 
@@ -104,21 +127,87 @@ static void print_header(const char *exp, const struct bc_er_info *info,
 	fputc('\n', out);
 }
 
+/* Each `callers-callees FUNC` among the views argv[first..argc), in order. */
+static int print_callers_callees(const struct bc_calltree *tree, int argc, char **argv, int first)
+{
+	bool shown = false;
+	int rc = 0;
+
+	for (int i = first; !rc && i + 1 < argc; i++) {
+		bool cc = !strcmp(argv[i], "callers-callees");
+
+		/* The argument of a view taking one is not a view: skip it. */
+		if (!cc && strcmp(argv[i], "calls"))
+			continue;
+		i++;
+		if (!cc)
+			continue;
+		if (shown)
+			putchar('\n');
+		rc = bc_calltree_print_callers_callees(tree, stdout, argv[i]);
+		shown = true;
+	}
+	return rc;
+}
+
+/*
+ * calltree, callers-callees, threads: one more pass, into the call-tree
+ * engine. argv[first..argc) are the views asked for.
+ */
+static int print_tree_views(const char *exp, bool descendants, int views, int argc, char **argv,
+			    int first, size_t top, char *err, size_t errlen)
+{
+	struct bc_calltree *tree = bc_calltree_new();
+	struct bc_er_info again;
+	int rc;
+
+	memset(&again, 0, sizeof(again));
+	if (!tree) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = bc_er_read_tree(exp, descendants, bc_calltree_sink(tree), &again, NULL, err, errlen);
+	bc_er_info_free(&again);
+	if (rc < 0)
+		goto out;
+	if (views & VIEW_CALLTREE) {
+		rc = bc_calltree_print(tree, stdout, top);
+		if (!rc && (views & (VIEW_CALLERS_CALLEES | VIEW_THREADS)))
+			putchar('\n');
+	}
+	if (!rc && (views & VIEW_CALLERS_CALLEES)) {
+		rc = print_callers_callees(tree, argc, argv, first);
+		if (!rc && (views & VIEW_THREADS))
+			putchar('\n');
+	}
+	if (!rc && (views & VIEW_THREADS))
+		rc = bc_calltree_print_threads(tree, stdout);
+	if (rc < 0)
+		snprintf(err, errlen, "report: %s", strerror(-rc));
+out:
+	bc_calltree_free(tree);
+	return rc;
+}
+
 int bc_cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"sort", required_argument, NULL, 's'},
 		{"top", required_argument, NULL, 'n'},
+		{"founder-only", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	enum bc_sort_key key = BC_SORT_EXCL;
+	bool descendants = true;
+	size_t n_exps = 1;
 	struct bc_er_info info;
 	struct bc_report *rep = NULL;
 	char err[1024];
 	size_t top = 0;
 	int views = 0, c, rc, exit_code = 1;
 	const char *exp, *calls_glob = NULL;
+	int first_view;
 
 	memset(&info, 0, sizeof(info));
 	optind = 1;
@@ -141,6 +230,9 @@ int bc_cmd_report(int argc, char **argv)
 			}
 			break;
 		}
+		case 'F':
+			descendants = false;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return 0;
@@ -154,12 +246,13 @@ int bc_cmd_report(int argc, char **argv)
 		return 2;
 	}
 	exp = argv[optind++];
+	first_view = optind;
 	for (; optind < argc; optind++) {
 		int v = parse_view(argv[optind]);
 
 		if (v < 0) {
 			bc_error("report: unknown view '%s'; views: header functions syscalls "
-				 "events calls FUNC",
+				 "events calls FUNC calltree callers-callees FUNC threads",
 				 argv[optind]);
 			return 2;
 		}
@@ -171,6 +264,13 @@ int bc_cmd_report(int argc, char **argv)
 			}
 			calls_glob = argv[++optind];
 		}
+		if (v == VIEW_CALLERS_CALLEES && optind + 1 >= argc) {
+			bc_error("report: callers-callees needs a function name or glob, e.g. "
+				 "callers-callees 'parse*'");
+			return 2;
+		}
+		if (v == VIEW_CALLERS_CALLEES)
+			optind++; /* its FUNC: print_callers_callees() reads it */
 		views |= v;
 	}
 	if (!views)
@@ -181,13 +281,18 @@ int bc_cmd_report(int argc, char **argv)
 		bc_error("out of memory");
 		goto out;
 	}
-	rc = bc_er_read(exp, bc_report_sink(rep), &info, err, sizeof(err));
+	rc = bc_er_read_tree(exp, descendants, bc_report_sink(rep), &info, &n_exps, err,
+			     sizeof(err));
 	if (rc < 0) {
 		bc_error("%s", err);
 		goto out;
 	}
-	if (views & VIEW_HEADER)
+	if (views & VIEW_HEADER) {
 		print_header(exp, &info, rep, stdout);
+		if (n_exps > 1)
+			printf("Descendants: %zu subexperiments merged in (--founder-only: the founder alone)\n\n",
+			       n_exps - 1);
+	}
 	if (views & VIEW_FUNCTIONS) {
 		if (bc_report_nfuncs(rep) || info.funcs.n) {
 			bc_report_print_functions(rep, stdout, key, top);
@@ -214,7 +319,7 @@ int bc_cmd_report(int argc, char **argv)
 			goto out;
 		}
 		/* A second pass: the report sink has already consumed the first. */
-		rc = bc_er_read(exp, text, &again, err, sizeof(err));
+		rc = bc_er_read_tree(exp, descendants, text, &again, NULL, err, sizeof(err));
 		bc_sink_destroy(text);
 		bc_er_info_free(&again);
 		if (rc < 0) {
@@ -231,10 +336,20 @@ int bc_cmd_report(int argc, char **argv)
 			bc_error("out of memory");
 			goto out;
 		}
-		rc = bc_er_read(exp, calls, &again, err, sizeof(err));
+		rc = bc_er_read_tree(exp, descendants, calls, &again, NULL, err, sizeof(err));
 		bc_sink_destroy(calls);
 		bc_er_info_free(&again);
 		if (rc < 0) {
+			bc_error("%s", err);
+			goto out;
+		}
+	}
+	if (views & VIEW_TREE_VIEWS) {
+		/* The views above that end without a blank line. */
+		if (views & (VIEW_SYSCALLS | VIEW_EVENTS | VIEW_CALLS))
+			putchar('\n');
+		if (print_tree_views(exp, descendants, views, argc, argv, first_view, top, err,
+				     sizeof(err)) < 0) {
 			bc_error("%s", err);
 			goto out;
 		}

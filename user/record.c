@@ -29,11 +29,12 @@
 #include "bpfcollect/capture_plan.h"
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/exec_image.h"
 #include "bpfcollect/launch.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/model.h"
 #include "bpfcollect/probeable.h"
-#include "bpfcollect/procmaps.h"
+#include "bpfcollect/mapset.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/syscall_table.h"
@@ -50,11 +51,12 @@ struct recorder {
 	struct bc_functab funcs;
 	struct bc_attachment att;
 	struct ring_buffer *ring;
-	struct bc_procmaps maps;
+	struct bc_mapset maps; /* executable mappings of every traced process */
 	struct bc_live_set live;
 	struct bc_child child;
 	uint32_t root_pid;
-	int stop_signal; /* the signal that ended recording, 0 if none */
+	int stop_signal;     /* the signal that ended recording, 0 if none */
+	bool root_exec_seen; /* the launch exec has come through the ring */
 	bool root_reaped;
 	int root_status;
 	int sink_error;
@@ -96,6 +98,81 @@ static bool may_trace(void)
 #undef HAS_CAP
 }
 
+static bool is_execve(const struct bc_event *ev)
+{
+	uint32_t nr;
+
+	if (ev->rec->kind == BC_REC_SYS_ENTER)
+		nr = ((const struct bc_rec_sys_enter *)ev->rec)->nr;
+	else if (ev->rec->kind == BC_REC_SYS_EXIT)
+		nr = ((const struct bc_rec_sys_exit *)ev->rec)->nr;
+	else
+		return false;
+	return nr == 59 /* execve */ || nr == 322 /* execveat */;
+}
+
+/* Mapping records become map.xml events (through the sink's mapping op), not records. */
+static int handle_mapping(struct recorder *r, const struct bc_event *ev)
+{
+	char path[BC_MMAP_PATH_MAX + BC_MMAP_DEPTH + 2];
+	struct bc_mapping m;
+	int rc;
+
+	if (ev->rec->kind == BC_REC_MUNMAP) {
+		const struct bc_rec_munmap *u = (const void *)ev->rec;
+
+		m = (struct bc_mapping){.pid = u->h.pid,
+					.ktime = u->h.ktime,
+					.start = u->start,
+					.end = u->start + u->len,
+					.unmap = true};
+		bc_mapset_unmap(&r->maps, m.pid, m.start, m.end);
+	} else {
+		if (bc_mapping_from_record((const void *)ev->rec, path, sizeof(path), &m) < 0)
+			return 0;
+		rc = bc_mapset_add(&r->maps, &m);
+		if (rc < 0)
+			goto fail;
+	}
+	rc = bc_sink_mapping(r->sink, &m);
+	if (rc >= 0)
+		return 0;
+fail:
+	r->sink_error = rc;
+	return rc;
+}
+
+/* The image an exec mapped (not through mmap syscalls), into the new image's map.xml. */
+static int exec_mappings(struct recorder *r, const struct bc_rec_exec *x)
+{
+	struct bc_exec_maps em;
+	char file[BC_PATH_LEN + 1], self[64];
+	int rc;
+
+	memcpy(file, x->filename, x->filename_len);
+	file[x->filename_len] = 0;
+	/* A relative name is relative to the process's cwd: ask it while it runs. */
+	if (file[0] != '/') {
+		snprintf(self, sizeof(self), "/proc/%u/exe", x->h.pid);
+		ssize_t n = readlink(self, file, sizeof(file) - 1);
+
+		if (n <= 0)
+			return 0;
+		file[n] = 0;
+	}
+	if (!x->code_start ||
+	    bc_exec_image_maps(file, x->code_start, x->interp_base, x->h.pid, x->h.ktime, &em) < 0)
+		return 0;
+	for (size_t i = 0; i < em.n; i++) {
+		rc = bc_mapset_add(&r->maps, &em.m[i]);
+		if (!rc)
+			rc = bc_sink_mapping(r->sink, &em.m[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
@@ -106,6 +183,18 @@ static int handle_record(void *ctx, void *data, size_t size)
 		r->bad_records++;
 		return 0;
 	}
+	/*
+	 * Before its exec the launched child runs our launcher (waiting on the
+	 * release pipe, restoring its signal mask): not the user's program.
+	 * Its execve call is where the trace starts.
+	 */
+	if (ev.rec->kind == BC_REC_MMAP || ev.rec->kind == BC_REC_MUNMAP) {
+		r->events++;
+		return handle_mapping(r, &ev);
+	}
+	if (ev.rec->pid == r->root_pid && !r->root_exec_seen && ev.rec->kind != BC_REC_PROC_EXEC &&
+	    !is_execve(&ev))
+		return 0;
 	r->events++;
 	switch (ev.rec->kind) {
 	case BC_REC_PROC_FORK:
@@ -123,7 +212,29 @@ static int handle_record(void *ctx, void *data, size_t size)
 		r->sink_error = rc;
 		return rc;
 	}
-	return 0;
+	/* A fork child starts with its parent's mappings; an exec with none. */
+	switch (ev.rec->kind) {
+	case BC_REC_PROC_FORK:
+		if (r->opts->follow)
+			rc = bc_mapset_fork(&r->maps, ev.rec->pid,
+					    ((const struct bc_rec_fork *)ev.rec)->child_pid,
+					    ev.rec->ktime, r->sink);
+		break;
+	case BC_REC_PROC_EXEC:
+		bc_mapset_drop(&r->maps, ev.rec->pid);
+		rc = exec_mappings(r, (const struct bc_rec_exec *)ev.rec);
+		if (ev.rec->pid == r->root_pid)
+			r->root_exec_seen = true;
+		break;
+	case BC_REC_PROC_EXIT:
+		bc_mapset_drop(&r->maps, ev.rec->pid);
+		break;
+	default:
+		break;
+	}
+	if (rc < 0)
+		r->sink_error = rc;
+	return rc;
 }
 
 static void read_lost(struct recorder *r, uint64_t lost[BC_LOSS_NR])
@@ -349,8 +460,6 @@ static int drain_loop(struct recorder *r, int sigfd)
 				r->root_status = status;
 			}
 		}
-		if (!r->root_reaped)
-			bc_procmaps_scan(&r->maps, now_ns(CLOCK_MONOTONIC), r->sink);
 		/* Exit records can be lost when the ring is full: look for ourselves. */
 		for (size_t i = 0; i < r->live.n;) {
 			uint32_t pid = r->live.pids[i];
@@ -363,7 +472,7 @@ static int drain_loop(struct recorder *r, int sigfd)
 		if (r->root_reaped)
 			bc_live_remove(&r->live, r->root_pid);
 		/* Whole records reach the disk every tick, so `report` can follow a live run. */
-		rc = bc_er_sink_flush(r->sink);
+		rc = bc_sink_flush(r->sink);
 		if (rc < 0 && !r->sink_error)
 			r->sink_error = rc;
 		rc = 0;
@@ -416,10 +525,9 @@ static int setup_bpf(struct recorder *r, char *err, size_t errlen)
 	/* The sleepable capture programs need a 6.12+ kfunc: load them only when used. */
 	bpf_program__set_autoload(r->skel->progs.func_entry_cap, entry_caps);
 	bpf_program__set_autoload(r->skel->progs.func_return_cap, ret_caps);
-	if (!r->opts->syscalls) {
+	/* sys_exit also follows mmap/munmap for map.xml: it is always there. */
+	if (!r->opts->syscalls)
 		bpf_program__set_autoload(r->skel->progs.sys_enter, false);
-		bpf_program__set_autoload(r->skel->progs.sys_exit, false);
-	}
 	/* One capture slot per function id (an array map cannot be empty). */
 	bpf_map__set_max_entries(r->skel->maps.capture_specs,
 				 r->funcs.n ? (uint32_t)r->funcs.n : 1);
@@ -458,14 +566,14 @@ static int setup_bpf(struct recorder *r, char *err, size_t errlen)
 		return rc;
 	}
 	struct bpf_program *always[] = {r->skel->progs.proc_fork, r->skel->progs.proc_exec,
-					r->skel->progs.proc_exit, r->skel->progs.sys_enter,
-					r->skel->progs.sys_exit};
+					r->skel->progs.proc_exit, r->skel->progs.sys_exit,
+					r->skel->progs.sys_enter};
 	struct bpf_link **links[] = {&r->skel->links.proc_fork, &r->skel->links.proc_exec,
-				     &r->skel->links.proc_exit, &r->skel->links.sys_enter,
-				     &r->skel->links.sys_exit};
+				     &r->skel->links.proc_exit, &r->skel->links.sys_exit,
+				     &r->skel->links.sys_enter};
 
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
-		if (i >= 3 && !r->opts->syscalls)
+		if (i >= 4 && !r->opts->syscalls)
 			break;
 		*links[i] = bpf_program__attach(always[i]);
 		if (!*links[i]) {
@@ -589,7 +697,6 @@ int bc_cmd_record(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	r.root_pid = (uint32_t)r.child.pid;
-	bc_procmaps_init(&r.maps, r.root_pid);
 	if (bc_live_add(&r.live, r.root_pid) < 0)
 		goto fail;
 	rc = setup_bpf(&r, err, sizeof(err));
@@ -600,7 +707,7 @@ int bc_cmd_record(int argc, char **argv)
 			   sizeof(err));
 	if (rc < 0)
 		goto fail;
-	r.sink = bc_er_sink_new(exp_path, err, sizeof(err));
+	r.sink = bc_er_tree_sink_new(exp_path, err, sizeof(err));
 	if (!r.sink)
 		goto fail;
 
@@ -613,6 +720,7 @@ int bc_cmd_record(int argc, char **argv)
 		.funcs = &r.funcs,
 		.ringbuf_bytes = opts.bufsize_mib << 20,
 		.syscalls = opts.syscalls,
+		.no_follow = !opts.follow,
 	};
 	sess.wall_offset_ns = (int64_t)(now_ns(CLOCK_REALTIME) - sess.start_ktime);
 	rc = bc_sink_begin(r.sink, &sess);
@@ -630,7 +738,6 @@ int bc_cmd_record(int argc, char **argv)
 		bc_error("%s", err);
 		exit_code = 127;
 	} else {
-		bc_procmaps_scan(&r.maps, now_ns(CLOCK_MONOTONIC), r.sink);
 		rc = drain_loop(&r, sigfd);
 		if (rc < 0)
 			bc_error("record: %s", strerror(-rc));
@@ -699,7 +806,7 @@ out:
 	ring_buffer__free(r.ring);
 	collect_bpf__destroy(r.skel);
 	bc_sink_destroy(r.sink);
-	bc_procmaps_free(&r.maps);
+	bc_mapset_free(&r.maps);
 	bc_functab_free(&r.funcs);
 	bc_live_free(&r.live);
 	bc_record_opts_free(&opts);

@@ -54,6 +54,23 @@ struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen);
 /* Writes buffered records now, so a live reader sees them (agent's drain timer). */
 int bc_er_sink_flush(struct bc_sink *sink);
 
+/*
+ * Appends one `<event kind="KIND" tstamp="REL" ATTRS/>` to the experiment's
+ * log.xml (ATTRS already escaped: name="value" pairs). For descendant and
+ * exec events.
+ */
+int bc_er_sink_log_event(struct bc_sink *sink, uint64_t ktime, const char *kind, const char *attrs);
+
+/*
+ * The experiment tree sink: the founder experiment at exp_path (created by
+ * bc_exp_create) for the launched process, and one subexperiment per
+ * followed descendant, flat inside it: _fN.er for the Nth fork-like child of
+ * its creator, _xN.er for the Nth exec of a process image, _CN.er for a clone
+ * that is neither a thread nor fork-like, chained (_f1_x1.er). The founder's
+ * log.xml records every descendant event. Returns NULL with err set.
+ */
+struct bc_sink *bc_er_tree_sink_new(const char *exp_path, char *err, size_t errlen);
+
 /* What reading one data file found. */
 struct bc_er_file_stats {
 	uint64_t bytes;		  /* file size */
@@ -124,5 +141,17 @@ struct bc_er_info {
 int bc_er_read(const char *exp_path, struct bc_sink *sink, struct bc_er_info *info, char *err,
 	       size_t errlen);
 void bc_er_info_free(struct bc_er_info *info);
+
+/* The descendant subexperiments (_*.er) directly inside a founder, in gprofng's order. */
+int bc_er_list_descendants(const char *exp_path, char ***names, size_t *n);
+
+/*
+ * Reads a founder experiment and, with descendants, every subexperiment in
+ * it, into one sink: one begin (the founder's session), the experiments'
+ * events one experiment after the other, one end. info describes the founder
+ * (events_read counts them all); n_experiments (may be NULL) how many were read.
+ */
+int bc_er_read_tree(const char *exp_path, bool descendants, struct bc_sink *sink,
+		    struct bc_er_info *info, size_t *n_experiments, char *err, size_t errlen);
 
 #endif /* BPFCOLLECT_EXPERIMENT_H */

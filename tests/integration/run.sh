@@ -355,6 +355,43 @@ test_args() {
 	expect_error "bad --string-size" "string-size" "$BC" record -q --string-size=5000 -- "$TGT/args" 1
 }
 
+test_descendants() {
+	echo "# descendants: fork, exec, clone and dlopen, each in its place"
+	local plugin="$BUILD/tests/targets/lib/libbcplugin.so"
+	"$BC" record -q -o fam.er -u 'tgt_*' -u "$plugin:tgt_*" -- "$TGT/family" "$plugin" >fam.out 2>fam.err
+	check_eq "record exits 0" 0 $?
+	check_eq "subexperiments named by lineage" "_C1.er _f1.er _f2.er _f2_x1.er" \
+		"$(cd fam.er && ls -d _*.er | sort | tr '\n' ' ' | sed 's/ $//')"
+	check "founder and descendants open in gprofng" gprofng_ok fam.er
+	check_eq "gprofng lists all five experiments" 5 \
+		"$(gprofng display text -exp_list fam.er 2>&1 | grep -c ' yes ')"
+	local lineage
+	for lineage in _f1 _f2 _C1 _f2_x1; do
+		check "founder log.xml records $lineage" grep -q "lineage=\"$lineage\"" fam.er/log.xml
+	done
+	check_eq "fork child's calls in _f1.er" 2 "$(calls_of fam.er/_f1.er tgt_child_work)"
+	check_eq "exec'd image's calls in _f2_x1.er" 3 "$(calls_of fam.er/_f2_x1.er tgt_exec_work)"
+	check_eq "nothing of the new image before its exec, in _f2.er" 0 \
+		"$(calls_of fam.er/_f2.er tgt_exec_work)"
+	check_eq "clone child's calls in _C1.er" 1 "$(calls_of fam.er/_C1.er tgt_clone_work)"
+	check_eq "dlopened library: every call, the first ones too" 4 "$(calls_of fam.er tgt_plugin_work)"
+	check_eq "the founder alone with --founder-only" "4 0" \
+		"$("$BC" report --founder-only fam.er functions | awk '$NF == "tgt_plugin_work" { p = $1 } $NF == "tgt_child_work" { c = $1 } END { print p + 0, c + 0 }')"
+	local seg unmap
+	seg=$(grep -n 'kind="map".*libbcplugin.so' fam.er/map.xml | head -1)
+	unmap=$(grep -n 'kind="unmap"' fam.er/map.xml | head -1)
+	check "map.xml has the dlopened library's segment" test -n "$seg"
+	check "map.xml has its unmap after dlclose" test -n "$unmap"
+	check "the unmap comes after the map, in time" awk -v a="$seg" -v b="$unmap" 'BEGIN {
+		match(a, /tstamp="[0-9.]+"/); ta = substr(a, RSTART + 8, RLENGTH - 9)
+		match(b, /tstamp="[0-9.]+"/); tb = substr(b, RSTART + 8, RLENGTH - 9)
+		exit !(tb + 0 > ta + 0) }'
+	check "every subexperiment has the executable in its map.xml" \
+		bash -c "for d in fam.er/_*.er; do grep -q 'name=\"$TGT/family\"' \$d/map.xml || exit 1; done"
+	"$BC" record -q -F off -o fam2.er -u 'tgt_*' -- "$TGT/family" "$plugin" >/dev/null 2>&1
+	check_eq "-F off: no subexperiments" "" "$(cd fam2.er && ls -d _*.er 2>/dev/null)"
+}
+
 test_unprobeable() {
 	echo "# a function starting with a LOCK prefix cannot be probed: said, and the rest traced"
 	"$BC" record -q -o lk.er -- "$TGT/locked" 7 >lk.out 2>lk.err
@@ -396,7 +433,7 @@ test_bad_input() {
 }
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
-	demo naming lost args unprobeable bad_input; do
+	demo naming lost args descendants unprobeable bad_input; do
 	want "$t" && "test_$t"
 done
 

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The experiment tree: routes each process's events into its own experiment
+ * (the founder, or a descendant subexperiment flat inside it) and records the
+ * lineage in the founder's log.xml, as Oracle's collector does (seed 003):
+ * _fN.er for the Nth fork-like child of a creator, _xN.er for the Nth exec of
+ * a process image, _CN.er for a clone that is neither a thread nor fork-like,
+ * chained (_f1_x1.er). Counting is per creator.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bpfcollect/experiment.h"
+#include "bpfcollect/xml.h"
+
+#define LINEAGE_MAX 200
+
+#define CLONE_VM      0x00000100
+#define CLONE_FS      0x00000200
+#define CLONE_FILES   0x00000400
+#define CLONE_SIGHAND 0x00000800
+#define CLONE_VFORK   0x00004000
+
+/* One process and the experiment its events go to now. */
+struct proc_exp {
+	uint32_t pid;
+	char lineage[LINEAGE_MAX]; /* "" for the founder */
+	struct bc_sink *writer;
+	unsigned int forks, execs, clones; /* children made so far, per kind */
+	bool launch_exec_pending;	   /* the founder's exec of the command */
+	int exit_code;			   /* from its PROC_EXIT record */
+	bool exited;
+};
+
+struct er_tree {
+	struct bc_sink base;
+	char *path;
+	struct bc_session sess; /* the founder's, copied for the children */
+	struct proc_exp *procs;
+	size_t n_procs;
+	struct bc_sink *founder;
+	uint64_t last_ktime;
+	char err[512];
+};
+
+static struct proc_exp *find(struct er_tree *t, uint32_t pid)
+{
+	for (size_t i = 0; i < t->n_procs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	return NULL;
+}
+
+static struct proc_exp *add(struct er_tree *t, uint32_t pid)
+{
+	struct proc_exp *v = realloc(t->procs, (t->n_procs + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	t->procs = v;
+	memset(&v[t->n_procs], 0, sizeof(*v));
+	v[t->n_procs].pid = pid;
+	return &v[t->n_procs++];
+}
+
+/* The name a subexperiment's log.xml gives as command: argv from /proc when it still runs. */
+static int child_argv(uint32_t pid, const char *fallback, char ***argv_out, char **buf_out)
+{
+	char path[64], *buf = NULL, **argv = NULL;
+	size_t n = 0, len = 0, cap = 4096;
+	FILE *f;
+
+	*argv_out = NULL;
+	*buf_out = NULL;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", pid);
+	buf = calloc(1, cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	if (f) {
+		len = fread(buf, 1, cap, f);
+		fclose(f);
+	}
+	if (len == 0) {
+		snprintf(buf, cap, "%s", fallback);
+		len = strlen(buf) + 1;
+	}
+	buf[len] = 0;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == 0 || i == 0)
+			n++;
+	argv = calloc(n + 2, sizeof(*argv));
+	if (!argv) {
+		free(buf);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		argv[n++] = buf + i;
+	*argv_out = argv;
+	*buf_out = buf;
+	return 0;
+}
+
+/* Creates DIR/LINEAGE.er and begins its writer for process pid. */
+static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, const char *command)
+{
+	char path[4096], **argv = NULL, *argbuf = NULL;
+	struct bc_session s = t->sess;
+	int rc;
+
+	if (snprintf(path, sizeof(path), "%s/%s.er", t->path, p->lineage) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	p->writer = bc_er_sink_new(path, t->err, sizeof(t->err));
+	if (!p->writer)
+		return -EIO;
+	rc = child_argv(p->pid, command, &argv, &argbuf);
+	if (rc < 0)
+		return rc;
+	s.argv = argv;
+	s.root_pid = p->pid;
+	s.start_ktime = ktime;
+	rc = bc_sink_begin(p->writer, &s);
+	free(argv);
+	free(argbuf);
+	return rc;
+}
+
+/* Tells the founder's log (and the creator's, when it is another) about a new experiment. */
+static int log_descendant(struct er_tree *t, struct proc_exp *creator, uint64_t ktime,
+			  const char *variant, const char *lineage, uint32_t pid)
+{
+	char attrs[512];
+	int rc = 0;
+
+	snprintf(attrs, sizeof(attrs),
+		 "variant=\"%s\" lineage=\"%s\" follow=\"1\" msg=\"pid=%" PRIu32 "\"", variant,
+		 lineage, pid);
+	if (creator->writer) {
+		rc = bc_er_sink_log_event(creator->writer, ktime, "desc_start", attrs);
+		if (!rc)
+			rc = bc_er_sink_log_event(creator->writer, ktime, "desc_started", attrs);
+	}
+	if (!rc && creator->writer != t->founder)
+		rc = bc_er_sink_log_event(t->founder, ktime, "desc_started", attrs);
+	return rc;
+}
+
+static int end_writer(struct proc_exp *p, uint64_t ktime)
+{
+	struct bc_session_end end = {.end_ktime = ktime,
+				     .exit_status = p->exited ? p->exit_code : -1};
+	int rc;
+
+	if (!p->writer)
+		return 0;
+	rc = bc_sink_end(p->writer, &end);
+	bc_sink_destroy(p->writer);
+	p->writer = NULL;
+	return rc;
+}
+
+static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_rec_fork *f)
+{
+	/* vfork and posix_spawn share the mm with CLONE_VFORK: fork-like all the same. */
+	uint64_t shared = f->clone_flags & (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND);
+	bool fork_like = !shared || ((f->clone_flags & CLONE_VFORK) && shared == CLONE_VM);
+	struct proc_exp *child;
+	char lineage[LINEAGE_MAX];
+	int n;
+
+	if (t->sess.no_follow || find(t, f->child_pid))
+		return 0;
+	n = snprintf(lineage, sizeof(lineage), "%s_%c%u", parent->lineage, fork_like ? 'f' : 'C',
+		     fork_like ? ++parent->forks : ++parent->clones);
+	if (n >= (int)sizeof(lineage))
+		return -ENAMETOOLONG;
+	child = add(t, f->child_pid);
+	if (!child)
+		return -ENOMEM;
+	parent = NULL; /* add() may have moved it */
+	memcpy(child->lineage, lineage, sizeof(lineage));
+	n = open_child(t, child, f->h.ktime, "(fork)");
+	if (n < 0)
+		return n;
+	struct proc_exp *creator = find(t, f->h.pid);
+
+	return log_descendant(t, creator, f->h.ktime, fork_like ? "fork" : "clone", lineage,
+			      f->child_pid);
+}
+
+static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_exec *x)
+{
+	char lineage[LINEAGE_MAX], attrs[512], file[BC_PATH_LEN + 1];
+	struct proc_exp *founder_proc;
+	int n, rc;
+
+	/* The launched command's own exec is where the founder starts, not a new image. */
+	if (p->launch_exec_pending) {
+		p->launch_exec_pending = false;
+		return 0;
+	}
+	memcpy(file, x->filename, x->filename_len);
+	file[x->filename_len] = 0;
+	n = snprintf(lineage, sizeof(lineage), "%s_x%u", p->lineage, ++p->execs);
+	if (n >= (int)sizeof(lineage))
+		return -ENAMETOOLONG;
+	/* The image before ends here: gprofng reads exec_start as its end. */
+	char *escaped = bc_xml_escape_dup(file);
+
+	snprintf(attrs, sizeof(attrs), "variant=\"execve\" lineage=\"%s\" follow=\"1\" msg=\"%s\"",
+		 lineage, escaped ? escaped : "");
+	free(escaped);
+	rc = bc_er_sink_log_event(p->writer, x->h.ktime, "exec_start", attrs);
+	if (rc)
+		return rc;
+	if (p->writer != t->founder) {
+		rc = end_writer(p, x->h.ktime);
+		if (rc)
+			return rc;
+	} else {
+		/* The founder's writer stays open for the end of recording; it just stops here. */
+		p->writer = NULL;
+	}
+	memcpy(p->lineage, lineage, sizeof(lineage));
+	p->forks = p->execs = p->clones = 0;
+	rc = open_child(t, p, x->h.ktime, file);
+	if (rc)
+		return rc;
+	founder_proc = &t->procs[0];
+	return bc_er_sink_log_event(t->founder, x->h.ktime, "desc_started",
+				    founder_proc == p ? "variant=\"execve\" follow=\"1\"" : attrs);
+}
+
+static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
+{
+	struct er_tree *t = (struct er_tree *)s;
+	struct proc_exp *root;
+	int rc;
+
+	t->sess = *sess;
+	rc = bc_sink_begin(t->founder, sess);
+	if (rc)
+		return rc;
+	root = add(t, sess->root_pid);
+	if (!root)
+		return -ENOMEM;
+	root->writer = t->founder;
+	root->launch_exec_pending = true;
+	return 0;
+}
+
+static int tree_event(struct bc_sink *s, const struct bc_event *ev)
+{
+	struct er_tree *t = (struct er_tree *)s;
+	const struct bc_rec_head *h = ev->rec;
+	struct proc_exp *p = find(t, h->pid);
+	int rc;
+
+	if (h->ktime > t->last_ktime)
+		t->last_ktime = h->ktime;
+	if (p && h->kind == BC_REC_PROC_EXEC) {
+		rc = on_exec(t, p, (const struct bc_rec_exec *)h);
+		if (rc)
+			return rc;
+		p = find(t, h->pid);
+	}
+	/* Unknown processes (their fork was lost) and LOST records go to the founder. */
+	rc = bc_sink_event(p && p->writer ? p->writer : t->founder, ev);
+	if (rc)
+		return rc;
+	if (p && h->kind == BC_REC_PROC_FORK)
+		return on_fork(t, p, (const struct bc_rec_fork *)h);
+	if (p && h->kind == BC_REC_PROC_EXIT) {
+		p->exited = true;
+		p->exit_code = ((const struct bc_rec_exit *)h)->exit_code;
+		if (p->writer != t->founder)
+			return end_writer(p, h->ktime);
+	}
+	return 0;
+}
+
+static int tree_mapping(struct bc_sink *s, const struct bc_mapping *m)
+{
+	struct er_tree *t = (struct er_tree *)s;
+	struct proc_exp *p = find(t, m->pid);
+
+	if (p && !p->writer)
+		return 0;
+	return bc_sink_mapping(p ? p->writer : t->founder, m);
+}
+
+static int tree_flush(struct bc_sink *s)
+{
+	struct er_tree *t = (struct er_tree *)s;
+	int rc = bc_sink_flush(t->founder);
+
+	for (size_t i = 0; i < t->n_procs; i++) {
+		if (t->procs[i].writer && t->procs[i].writer != t->founder) {
+			int e = bc_sink_flush(t->procs[i].writer);
+
+			if (e && !rc)
+				rc = e;
+		}
+	}
+	return rc;
+}
+
+static int tree_end(struct bc_sink *s, const struct bc_session_end *end)
+{
+	struct er_tree *t = (struct er_tree *)s;
+	int rc = 0;
+
+	/* Descendants still running when recording stops end here too, without an exit. */
+	for (size_t i = 0; i < t->n_procs; i++) {
+		if (t->procs[i].writer && t->procs[i].writer != t->founder) {
+			int e = end_writer(&t->procs[i], end->end_ktime);
+
+			if (e && !rc)
+				rc = e;
+		}
+	}
+	int e = bc_sink_end(t->founder, end);
+
+	return rc ? rc : e;
+}
+
+static void tree_destroy(struct bc_sink *s)
+{
+	struct er_tree *t = (struct er_tree *)s;
+
+	for (size_t i = 0; i < t->n_procs; i++)
+		if (t->procs[i].writer && t->procs[i].writer != t->founder)
+			bc_sink_destroy(t->procs[i].writer);
+	bc_sink_destroy(t->founder);
+	free(t->procs);
+	free(t->path);
+	free(t);
+}
+
+static const struct bc_sink_ops tree_ops = {
+	.name = "er-tree",
+	.begin = tree_begin,
+	.event = tree_event,
+	.mapping = tree_mapping,
+	.end = tree_end,
+	.flush = tree_flush,
+	.destroy = tree_destroy,
+};
+
+struct bc_sink *bc_er_tree_sink_new(const char *exp_path, char *err, size_t errlen)
+{
+	struct er_tree *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->path = strdup(exp_path))) {
+		snprintf(err, errlen, "%s: out of memory", exp_path);
+		free(t);
+		return NULL;
+	}
+	t->base.ops = &tree_ops;
+	t->founder = bc_er_sink_new(exp_path, err, errlen);
+	if (!t->founder) {
+		free(t->path);
+		free(t);
+		return NULL;
+	}
+	return &t->base;
+}

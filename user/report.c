@@ -11,151 +11,19 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "bpfcollect/containers.h"
 #include "bpfcollect/report.h"
+#include "bpfcollect/shadow_stack.h"
 
 /* Errno values a syscall returns as -errno are in [1, 4095]. */
 #define MAX_ERRNO 4095
 
-/* ---------------------------------------------------------------- u32 map */
-
-/*
- * Open-addressing hash map from a u32 id (tid, pid, func_id, syscall nr) to
- * a u32 value: an index into a stats array, or a counter. Ids are dense
- * or clustered, so Fibonacci hashing on the high bits spreads them well.
- */
-struct u32map_slot {
-	uint32_t key;
-	uint32_t val;
-	bool used;
-};
-
-struct u32map {
-	struct u32map_slot *slots;
-	uint32_t bits; /* capacity is 1 << bits when slots != NULL */
-	uint32_t n;
-};
-
-static uint32_t u32map_hash(uint32_t key, uint32_t bits)
-{
-	return (uint32_t)(key * 2654435769u) >> (32 - bits);
-}
-
-static uint32_t *u32map_find(const struct u32map *m, uint32_t key)
-{
-	uint32_t mask, i;
-
-	if (!m->slots)
-		return NULL;
-	mask = (1u << m->bits) - 1;
-	for (i = u32map_hash(key, m->bits);; i = (i + 1) & mask) {
-		if (!m->slots[i].used)
-			return NULL;
-		if (m->slots[i].key == key)
-			return &m->slots[i].val;
-	}
-}
-
-static int u32map_grow(struct u32map *m)
-{
-	uint32_t bits = m->slots ? m->bits + 1 : 4;
-	uint32_t old_cap = m->slots ? 1u << m->bits : 0;
-	uint32_t mask = (1u << bits) - 1;
-	struct u32map_slot *slots;
-
-	if (bits > 31)
-		return -E2BIG;
-	slots = calloc((size_t)1 << bits, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (uint32_t j = 0; j < old_cap; j++) {
-		const struct u32map_slot *s = &m->slots[j];
-		uint32_t i;
-
-		if (!s->used)
-			continue;
-		for (i = u32map_hash(s->key, bits); slots[i].used; i = (i + 1) & mask)
-			;
-		slots[i] = *s;
-	}
-	free(m->slots);
-	m->slots = slots;
-	m->bits = bits;
-	return 0;
-}
-
-/* Finds key, or inserts it with value `init`; *val points at the value. -errno. */
-static int u32map_get_or_add(struct u32map *m, uint32_t key, uint32_t init, uint32_t **val)
-{
-	uint32_t mask, i;
-	int err;
-
-	*val = u32map_find(m, key);
-	if (*val)
-		return 0;
-	/* Keep the load under 3/4 so probe sequences stay short. */
-	if (!m->slots || (uint64_t)(m->n + 1) * 4 > (uint64_t)3 << m->bits) {
-		err = u32map_grow(m);
-		if (err)
-			return err;
-	}
-	mask = (1u << m->bits) - 1;
-	for (i = u32map_hash(key, m->bits); m->slots[i].used; i = (i + 1) & mask)
-		;
-	m->slots[i] = (struct u32map_slot){.key = key, .val = init, .used = true};
-	m->n++;
-	*val = &m->slots[i].val;
-	return 0;
-}
-
-static void u32map_free(struct u32map *m)
-{
-	free(m->slots);
-	memset(m, 0, sizeof(*m));
-}
-
-/* v grown (doubling) to hold `need` elements of `size` bytes, or NULL. */
-static void *grow_array(void *v, size_t *cap, size_t need, size_t size)
-{
-	size_t new_cap = *cap ? *cap : 16;
-
-	if (need <= *cap)
-		return v;
-	while (new_cap < need) {
-		if (new_cap > SIZE_MAX / 2 / size)
-			return NULL;
-		new_cap *= 2;
-	}
-	v = realloc(v, new_cap * size);
-	if (v)
-		*cap = new_cap;
-	return v;
-}
-
-/* Makes array v hold `need` elements; 0 or -ENOMEM, v intact on failure. */
-#define GROW(v, cap, need)                                                                         \
-	({                                                                                         \
-		void *__grown = grow_array((v), &(cap), (need), sizeof(*(v)));                     \
-		if (__grown)                                                                       \
-			(v) = __grown;                                                             \
-		__grown ? 0 : -ENOMEM;                                                             \
-	})
-
 /* ---------------------------------------------------------------- state */
-
-struct frame {
-	uint32_t func_idx; /* index into report->funcs */
-	uint32_t func_id;
-	uint64_t entry_ktime;
-	uint64_t child_ns; /* inclusive time of traced callees */
-};
 
 struct thread {
 	struct bc_thread_stats stats;
-	struct frame *frames; /* shadow stack, frames[depth - 1] is the top */
-	size_t depth;
-	size_t cap;
-	/* func_id -> frames of it open on this stack, to spot recursion. */
-	struct u32map active;
+	/* Frame tags are indices into report->funcs. */
+	struct bc_shadow_stack stack;
 };
 
 struct bc_report {
@@ -163,19 +31,19 @@ struct bc_report {
 
 	struct bc_func_stats *funcs;
 	size_t nfuncs, funcs_cap;
-	struct u32map func_index; /* func_id -> index into funcs */
+	struct bc_idmap func_index; /* func_id -> index into funcs */
 
 	struct bc_sys_stats *sys;
 	size_t nsys, sys_cap;
-	struct u32map sys_index; /* nr -> index into sys */
+	struct bc_idmap sys_index; /* nr -> index into sys */
 
 	struct thread *threads;
 	size_t nthreads, threads_cap;
-	struct u32map thread_index; /* tid -> index into threads */
+	struct bc_idmap thread_index; /* tid -> index into threads */
 
 	struct bc_proc_stats *procs;
 	size_t nprocs, procs_cap;
-	struct u32map proc_index; /* pid -> index into procs */
+	struct bc_idmap proc_index; /* pid -> index into procs */
 
 	struct bc_report_totals totals;
 };
@@ -197,14 +65,14 @@ static int func_stats_idx(struct bc_report *r, uint32_t func_id, const struct bc
 	uint32_t *slot;
 	int err;
 
-	err = u32map_get_or_add(&r->func_index, func_id, NO_INDEX, &slot);
+	err = bc_idmap_get_or_add(&r->func_index, func_id, NO_INDEX, &slot);
 	if (err)
 		return err;
 	if (*slot != NO_INDEX) {
 		*idx = *slot;
 		return 0;
 	}
-	err = GROW(r->funcs, r->funcs_cap, r->nfuncs + 1);
+	err = BC_GROW(r->funcs, r->funcs_cap, r->nfuncs + 1);
 	if (err)
 		return err;
 	/* Copies: the function table may be gone before the report is printed. */
@@ -237,11 +105,11 @@ static struct bc_sys_stats *sys_stats_get(struct bc_report *r, uint32_t nr, cons
 	uint32_t *slot;
 	char *copy = NULL;
 
-	if (u32map_get_or_add(&r->sys_index, nr, NO_INDEX, &slot))
+	if (bc_idmap_get_or_add(&r->sys_index, nr, NO_INDEX, &slot))
 		return NULL;
 	if (*slot != NO_INDEX)
 		return &r->sys[*slot];
-	if (GROW(r->sys, r->sys_cap, r->nsys + 1))
+	if (BC_GROW(r->sys, r->sys_cap, r->nsys + 1))
 		return NULL;
 	if (name)
 		copy = strdup(name);
@@ -262,11 +130,11 @@ static struct bc_proc_stats *proc_get(struct bc_report *r, uint32_t pid)
 	struct bc_proc_stats *ps;
 	uint32_t *slot;
 
-	if (u32map_get_or_add(&r->proc_index, pid, NO_INDEX, &slot))
+	if (bc_idmap_get_or_add(&r->proc_index, pid, NO_INDEX, &slot))
 		return NULL;
 	if (*slot != NO_INDEX)
 		return &r->procs[*slot];
-	if (GROW(r->procs, r->procs_cap, r->nprocs + 1))
+	if (BC_GROW(r->procs, r->procs_cap, r->nprocs + 1))
 		return NULL;
 	ps = &r->procs[r->nprocs];
 	memset(ps, 0, sizeof(*ps));
@@ -281,13 +149,13 @@ static struct thread *thread_get(struct bc_report *r, uint32_t tid, uint32_t pid
 	struct thread *th;
 	uint32_t *slot;
 
-	if (u32map_get_or_add(&r->thread_index, tid, NO_INDEX, &slot))
+	if (bc_idmap_get_or_add(&r->thread_index, tid, NO_INDEX, &slot))
 		return NULL;
 	if (*slot != NO_INDEX)
 		return &r->threads[*slot];
 	/* proc_get() works on another map: slot stays valid. */
 	ps = proc_get(r, pid);
-	if (!ps || GROW(r->threads, r->threads_cap, r->nthreads + 1))
+	if (!ps || BC_GROW(r->threads, r->threads_cap, r->nthreads + 1))
 		return NULL;
 	ps->threads++;
 	th = &r->threads[r->nthreads];
@@ -303,84 +171,40 @@ static struct thread *thread_get(struct bc_report *r, uint32_t tid, uint32_t pid
 static int on_func_entry(struct bc_report *r, struct thread *th, const struct bc_event *ev)
 {
 	const struct bc_rec_func_entry *rec = (const void *)ev->rec;
-	struct frame *f;
-	uint32_t idx, *active;
+	uint32_t idx;
 	int err;
 
 	err = func_stats_idx(r, rec->func_id, ev->func, &idx);
 	if (err)
 		return err;
-	err = GROW(th->frames, th->cap, th->depth + 1);
+	err = bc_stack_push(&th->stack, rec->func_id, idx, rec->h.ktime);
 	if (err)
 		return err;
-	err = u32map_get_or_add(&th->active, rec->func_id, 0, &active);
-	if (err)
-		return err;
-	(*active)++;
-	f = &th->frames[th->depth++];
-	f->func_idx = idx;
-	f->func_id = rec->func_id;
-	f->entry_ktime = rec->h.ktime;
-	f->child_ns = 0;
 	r->funcs[idx].calls++;
 	r->totals.func_entries++;
 	return 0;
 }
 
-/* Drops the top frame, whose return never came: its time is unknown. */
-static void pop_unfinished(struct bc_report *r, struct thread *th)
+/* A frame whose return never came is dropped: its time is unknown. */
+static void frame_unfinished(void *ctx, const struct bc_frame *f)
 {
-	struct frame *f = &th->frames[--th->depth];
-	uint32_t *active = u32map_find(&th->active, f->func_id);
+	struct bc_report *r = ctx;
 
-	if (active && *active)
-		(*active)--;
-	r->funcs[f->func_idx].incomplete++;
+	r->funcs[f->tag].incomplete++;
 	r->totals.incomplete++;
 }
 
 static void close_all_frames(struct bc_report *r, struct thread *th)
 {
-	while (th->depth)
-		pop_unfinished(r, th);
-}
-
-/*
- * The frame a return closes: the topmost open frame of the function, except
- * that a deeper frame of it whose entry time is exactly the return's
- * entry_ktime wins. That matters in recursion: when an inner frame lost its
- * return, the outer frame's return must not be taken for the inner one's.
- * Frames are pushed in time order, so once a fallback is found the search
- * stops where entry times fall below entry_ktime. -1 when nothing matches.
- */
-static ssize_t find_frame(const struct thread *th, uint32_t func_id, uint64_t entry_ktime)
-{
-	ssize_t topmost = -1;
-
-	for (size_t i = th->depth; i-- > 0;) {
-		const struct frame *f = &th->frames[i];
-
-		if (topmost >= 0 && f->entry_ktime < entry_ktime)
-			break;
-		if (f->func_id != func_id)
-			continue;
-		if (topmost < 0)
-			topmost = (ssize_t)i;
-		if (!entry_ktime || f->entry_ktime == entry_ktime)
-			return (ssize_t)i;
-	}
-	return topmost;
+	bc_stack_drop_all(&th->stack, frame_unfinished, r);
 }
 
 static int on_func_return(struct bc_report *r, struct thread *th, const struct bc_event *ev)
 {
 	const struct bc_rec_func_return *rec = (const void *)ev->rec;
 	struct bc_func_stats *fs;
-	struct frame *f;
-	uint64_t incl, excl;
-	uint32_t idx, *active;
-	ssize_t match;
-	bool outermost;
+	struct bc_frame_return fr;
+	uint32_t idx;
 	int err;
 
 	r->totals.func_returns++;
@@ -388,36 +212,22 @@ static int on_func_return(struct bc_report *r, struct thread *th, const struct b
 	if (err)
 		return err;
 	fs = &r->funcs[idx];
-	match = find_frame(th, rec->func_id, rec->entry_ktime);
-	if (match < 0) {
+	if (bc_stack_return(&th->stack, rec->func_id, rec->entry_ktime, rec->h.ktime,
+			    frame_unfinished, r, &fr) < 0) {
 		fs->orphan_returns++;
 		r->totals.orphan_returns++;
 		return 0;
 	}
-	while (th->depth > (size_t)match + 1)
-		pop_unfinished(r, th);
-
-	f = &th->frames[--th->depth];
-	/* Clamp: a corrupt experiment must not wrap times around. */
-	incl = rec->h.ktime > f->entry_ktime ? rec->h.ktime - f->entry_ktime : 0;
-	excl = incl > f->child_ns ? incl - f->child_ns : 0;
-	active = u32map_find(&th->active, f->func_id);
-	if (active && *active)
-		(*active)--;
-	outermost = !active || !*active;
-
 	fs->returns++;
-	fs->excl_ns += excl;
-	if (outermost) {
-		if (!fs->incl_frames || incl < fs->min_incl_ns)
-			fs->min_incl_ns = incl;
-		if (incl > fs->max_incl_ns)
-			fs->max_incl_ns = incl;
-		fs->incl_ns += incl;
+	fs->excl_ns += fr.excl_ns;
+	if (fr.outermost) {
+		if (!fs->incl_frames || fr.incl_ns < fs->min_incl_ns)
+			fs->min_incl_ns = fr.incl_ns;
+		if (fr.incl_ns > fs->max_incl_ns)
+			fs->max_incl_ns = fr.incl_ns;
+		fs->incl_ns += fr.incl_ns;
 		fs->incl_frames++;
 	}
-	if (th->depth)
-		th->frames[th->depth - 1].child_ns += incl;
 	return 0;
 }
 
@@ -498,7 +308,7 @@ static void on_exec(struct bc_report *r, struct thread *th, const struct bc_even
 
 	close_all_frames(r, th);
 	/* A non-leader thread that execs takes over the leader's tid. */
-	slot = u32map_find(&r->thread_index, rec->old_tid);
+	slot = bc_idmap_find(&r->thread_index, rec->old_tid);
 	if (slot && *slot != NO_INDEX)
 		close_all_frames(r, &r->threads[*slot]);
 }
@@ -617,21 +427,20 @@ void bc_report_free(struct bc_report *r)
 		free((char *)r->funcs[i].object);
 	}
 	free(r->funcs);
-	u32map_free(&r->func_index);
+	bc_idmap_free(&r->func_index);
 	for (size_t i = 0; i < r->nsys; i++) {
 		free((char *)r->sys[i].name);
 		free(r->sys[i].errnos);
 	}
 	free(r->sys);
-	u32map_free(&r->sys_index);
+	bc_idmap_free(&r->sys_index);
 	for (size_t i = 0; i < r->nthreads; i++) {
-		free(r->threads[i].frames);
-		u32map_free(&r->threads[i].active);
+		bc_stack_free(&r->threads[i].stack);
 	}
 	free(r->threads);
-	u32map_free(&r->thread_index);
+	bc_idmap_free(&r->thread_index);
 	free(r->procs);
-	u32map_free(&r->proc_index);
+	bc_idmap_free(&r->proc_index);
 	free(r);
 }
 
@@ -641,9 +450,9 @@ struct bc_sink *bc_report_sink(struct bc_report *r)
 }
 
 /* Index stored for id, or -1 when absent (or NO_INDEX). */
-static ssize_t lookup(const struct u32map *m, uint32_t id, size_t n)
+static ssize_t lookup(const struct bc_idmap *m, uint32_t id, size_t n)
 {
-	const uint32_t *slot = u32map_find(m, id);
+	const uint32_t *slot = bc_idmap_find(m, id);
 
 	return slot && *slot < n ? (ssize_t)*slot : -1;
 }

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Containers shared by the aggregating sinks (report.c, report_tree.c): an
+ * open-addressing hash map from a 64-bit id to a 32-bit value, and arrays
+ * that grow by doubling.
+ */
+#ifndef BPFCOLLECT_CONTAINERS_H
+#define BPFCOLLECT_CONTAINERS_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Map from a u64 id (tid, pid, func_id, syscall nr, or two u32 packed) to a
+ * u32 value: an index into a stats array, or a counter. Zero-initialised is
+ * empty; free with bc_idmap_free().
+ */
+struct bc_idmap_slot {
+	uint64_t key;
+	uint32_t val;
+	bool used;
+};
+
+struct bc_idmap {
+	struct bc_idmap_slot *slots;
+	uint32_t bits; /* capacity is 1 << bits when slots != NULL */
+	uint32_t n;
+};
+
+/* The value stored for key, or NULL. */
+uint32_t *bc_idmap_find(const struct bc_idmap *m, uint64_t key);
+/*
+ * Finds key, or inserts it with value `init`; *val points at the value,
+ * valid until the next insertion. -errno.
+ */
+int bc_idmap_get_or_add(struct bc_idmap *m, uint64_t key, uint32_t init, uint32_t **val);
+void bc_idmap_free(struct bc_idmap *m);
+
+/* v grown (doubling, from 16) to hold `need` elements of `size` bytes, or NULL. */
+void *bc_grow_array(void *v, size_t *cap, size_t need, size_t size);
+
+/* Makes array v (capacity cap) hold `need` elements; 0 or -ENOMEM, v intact on failure. */
+#define BC_GROW(v, cap, need)                                                                      \
+	({                                                                                         \
+		void *__grown = bc_grow_array((v), &(cap), (need), sizeof(*(v)));                  \
+		if (__grown)                                                                       \
+			(v) = __grown;                                                             \
+		__grown ? 0 : -ENOMEM;                                                             \
+	})
+
+#endif /* BPFCOLLECT_CONTAINERS_H */

@@ -132,9 +132,21 @@ int BPF_PROG(proc_exit, struct task_struct *p)
 	rec = record_reserve(sizeof(*rec), group_dead ? BC_REC_PROC_EXIT : BC_REC_THREAD_EXIT,
 			     BC_LOSS_PROC, ts, ts ? ts->depth : 0, now);
 	if (rec) {
+		struct signal_struct *sig = p->signal;
+
 		rec->exit_code = p->exit_code;
 		rec->pad = 0;
 		__builtin_memcpy(rec->comm, p->comm, sizeof(rec->comm));
+		/* signal_struct holds the threads already gone; add this one's own */
+		rec->start_time = BPF_CORE_READ(p, group_leader, start_time);
+		rec->utime = BPF_CORE_READ(sig, utime) + p->utime;
+		rec->stime = BPF_CORE_READ(sig, stime) + p->stime;
+		rec->sum_exec = BPF_CORE_READ(sig, sum_sched_runtime) + p->se.sum_exec_runtime;
+		rec->run_delay = BPF_CORE_READ(p, sched_info.run_delay);
+		rec->nvcsw = BPF_CORE_READ(sig, nvcsw) + p->nvcsw;
+		rec->nivcsw = BPF_CORE_READ(sig, nivcsw) + p->nivcsw;
+		rec->min_flt = BPF_CORE_READ(sig, min_flt) + p->min_flt;
+		rec->maj_flt = BPF_CORE_READ(sig, maj_flt) + p->maj_flt;
 		record_submit(rec);
 	}
 	if (group_dead)

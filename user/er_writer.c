@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpfcollect/argspec.h"
+#include "bpfcollect/er_overview.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/xml.h"
 
@@ -150,11 +151,13 @@ struct er_writer {
 	uint64_t last_ktime;
 	uint64_t mappings;
 	/* segments written to map.xml and not unmapped since: [start, end) pairs */
+	struct er_overview overview;
 	uint64_t (*live_segments)[2];
 	size_t n_live, cap_live;
 };
 
 static const struct bc_sink_ops er_ops;
+static int add_sample(struct er_writer *w, const struct bc_usage *u, const char *label);
 
 /*
  * Appends len bytes with write(); if the disk fills part-way, the file is
@@ -501,6 +504,8 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	sb_begin_comments(&b, s, &u);
 	err = write_sb(w->log_fd, &w->log_size, &b);
 	free(b.s);
+	if (!err)
+		err = er_overview_open(&w->overview, w->dirfd, s->root_pid, s->start_ktime);
 	return err;
 }
 
@@ -532,6 +537,17 @@ static int er_event(struct bc_sink *sink, const struct bc_event *ev)
 	d->buffered++;
 	if (h->ktime > w->last_ktime)
 		w->last_ktime = h->ktime;
+	/* The exit record carries the final usage, exact: the last sample point. */
+	if (h->kind == BC_REC_PROC_EXIT && h->pid == w->root_pid && !w->overview.final &&
+	    h->size >= sizeof(struct bc_rec_exit)) {
+		struct bc_usage u;
+
+		er_overview_from_exit((const struct bc_rec_exit *)h, &u);
+		err = add_sample(w, &u, "process_exit");
+		w->overview.final = true;
+		if (err < 0)
+			return err;
+	}
 	return 0;
 }
 
@@ -623,48 +639,30 @@ static int er_mapping(struct bc_sink *sink, const struct bc_mapping *m)
 	return err;
 }
 
-/* raw_prusage_64 (gprofng-format.md section 6): 504 bytes, little-endian like the host. */
-struct prusage_rec {
-	int32_t lwpid;
-	int32_t count;
-	struct {
-		uint64_t sec;
-		uint64_t nsec;
-	} t[20];	       /* tstamp create term rtime utime stime ... 6 fillers */
-	uint64_t counters[12]; /* minf majf nswap inblk oublk msnd mrcv sigs vctx ictx sysc ioch */
-	uint64_t filler[10];
-};
-_Static_assert(sizeof(struct prusage_rec) == 504, "raw_prusage_64 is 504 bytes");
-
-enum { PR_TSTAMP = 0, PR_CREATE = 1, PR_RTIME = 3 };
-
-static void pr_set(struct prusage_rec *r, int idx, uint64_t ns)
+/* A sample point: the overview record and its log.xml event, whole elements each. */
+static int add_sample(struct er_writer *w, const struct bc_usage *u, const char *label)
 {
-	r->t[idx].sec = ns / NSEC_PER_SEC;
-	r->t[idx].nsec = ns % NSEC_PER_SEC;
+	struct strbuf b = {0};
+	int id, err;
+
+	id = er_overview_add(&w->overview, u);
+	if (id < 0)
+		return id;
+	sb_printf(&b, "<event kind=\"sample\" tstamp=\"");
+	sb_tstamp(&b, rel_time(w, u->tstamp));
+	sb_printf(&b, "\" id=\"%d\" label=\"%s\"/>\n", id, label);
+	err = b.oom ? -ENOMEM : write_sb(w->log_fd, &w->log_size, &b);
+	free(b.s);
+	return err;
 }
 
-static int write_overview(struct er_writer *w, uint64_t end_ktime)
+static int er_usage(struct bc_sink *sink, uint32_t pid, const struct bc_usage *u)
 {
-	struct prusage_rec r[2];
-	uint64_t size = 0;
-	int fd, err;
+	struct er_writer *w = (struct er_writer *)sink;
 
-	memset(r, 0, sizeof(r));
-	for (int i = 0; i < 2; i++) {
-		r[i].lwpid = (int32_t)w->root_pid;
-		r[i].count = 1;
-		pr_set(&r[i], PR_CREATE, w->start_ktime);
-	}
-	pr_set(&r[0], PR_TSTAMP, w->start_ktime);
-	pr_set(&r[1], PR_TSTAMP, end_ktime);
-	pr_set(&r[1], PR_RTIME, end_ktime - w->start_ktime);
-	err = create_file(w, "overview", &fd);
-	if (err)
-		return err;
-	err = append_whole(fd, &size, (const char *)r, sizeof(r));
-	close(fd);
-	return err;
+	if (!w->begun || w->ended || pid != w->root_pid || w->overview.final)
+		return 0;
+	return add_sample(w, u, "periodic");
 }
 
 static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
@@ -683,9 +681,16 @@ static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 
 	/* data first: a reader that sees the exit event may trust the data files are complete */
 	err = flush_all(w);
-	e2 = write_overview(w, end_ktime);
-	if (!err)
-		err = e2;
+	if (!w->overview.final) {
+		/* still running (or its exit was lost): what was last known, up to now */
+		struct bc_usage u = w->overview.last;
+
+		u.tstamp = end_ktime;
+		u.rtime = end_ktime > u.create ? end_ktime - u.create : 0;
+		e2 = add_sample(w, &u, "collector_close_experiment");
+		if (!err && e2 < 0)
+			err = e2;
+	}
 
 	for (int i = 0; i < BC_ER_NFILES; i++)
 		records += w->data[i].records;
@@ -701,9 +706,6 @@ static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 		  (unsigned long long)end_ktime, e->exit_status, (unsigned long long)e->bad_records,
 		  (unsigned long long)records, (unsigned long long)w->mappings);
 	sb_comment(&b, &t);
-	sb_printf(&b, "<event kind=\"sample\" tstamp=\"");
-	sb_tstamp(&b, end_ktime - w->start_ktime);
-	sb_printf(&b, "\" id=\"1\" label=\"collector_close_experiment\"/>\n");
 	sb_printf(&b, "<event kind=\"exit\" tstamp=\"");
 	sb_tstamp(&b, end_ktime - w->start_ktime);
 	sb_printf(&b, "\"/>\n");
@@ -735,6 +737,7 @@ static void er_destroy(struct bc_sink *sink)
 		close(w->map_fd);
 	if (w->dirfd >= 0)
 		close(w->dirfd);
+	er_overview_close(&w->overview);
 	free(w->live_segments);
 	free(w->path);
 	free(w);
@@ -745,6 +748,7 @@ static const struct bc_sink_ops er_ops = {
 	.begin = er_begin,
 	.event = er_event,
 	.mapping = er_mapping,
+	.usage = er_usage,
 	.end = er_end,
 	.flush = er_flush,
 	.destroy = er_destroy,
@@ -758,6 +762,7 @@ struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen)
 		goto oom;
 	w->sink.ops = &er_ops;
 	w->log_fd = w->map_fd = -1;
+	w->overview.fd = -1;
 	for (int i = 0; i < BC_ER_NFILES; i++)
 		w->data[i].fd = -1;
 	w->dirfd = open(exp_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

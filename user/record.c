@@ -35,6 +35,8 @@
 #include "bpfcollect/model.h"
 #include "bpfcollect/probeable.h"
 #include "bpfcollect/mapset.h"
+#include "bpfcollect/overview.h"
+#include "bpfcollect/archive.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/syscall_table.h"
@@ -402,12 +404,24 @@ static void print_status(struct recorder *r, uint64_t *last_events, uint64_t *la
 	*last_ns = now;
 }
 
+/* An overview sample of every process being waited for (their last one comes at exit). */
+static void sample_usage(struct recorder *r)
+{
+	for (size_t i = 0; i < r->live.n; i++) {
+		struct bc_usage u;
+
+		if (bc_usage_read((pid_t)r->live.pids[i], &u) == 0)
+			bc_sink_usage(r->sink, r->live.pids[i], &u);
+	}
+}
+
 /* Waits for CMD and its descendants, draining the ring on a timer. */
 static int drain_loop(struct recorder *r, int sigfd)
 {
 	int epfd, ring_fd = bpf_map__fd(r->skel->maps.events);
 	struct epoll_event ev = {0}, evs[4];
 	uint64_t stop_deadline = 0, last_events = 0, last_status = now_ns(CLOCK_MONOTONIC);
+	uint64_t next_sample = last_status + (uint64_t)r->opts->sample_ms * 1000000ULL;
 	int rc = 0;
 
 	epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -471,6 +485,10 @@ static int drain_loop(struct recorder *r, int sigfd)
 		}
 		if (r->root_reaped)
 			bc_live_remove(&r->live, r->root_pid);
+		if (r->opts->sample_ms && now_ns(CLOCK_MONOTONIC) >= next_sample) {
+			sample_usage(r);
+			next_sample += (uint64_t)r->opts->sample_ms * 1000000ULL;
+		}
 		/* Whole records reach the disk every tick, so `report` can follow a live run. */
 		rc = bc_sink_flush(r->sink);
 		if (rc < 0 && !r->sink_error)
@@ -710,6 +728,9 @@ int bc_cmd_record(int argc, char **argv)
 	r.sink = bc_er_tree_sink_new(exp_path, err, sizeof(err));
 	if (!r.sink)
 		goto fail;
+	if (opts.n_comments &&
+	    bc_notes_write(exp_path, opts.comments, opts.n_comments, err, sizeof(err)) < 0)
+		goto fail;
 
 	struct bc_session sess = {
 		.argv = opts.argv,
@@ -770,6 +791,14 @@ int bc_cmd_record(int argc, char **argv)
 			 exp_path, strerror(-e), e == -ENOSPC ? " (disk full)" : "");
 		exit_code = 1;
 		goto out;
+	}
+	/* Copies of the binaries, so the experiment outlives them (collect's -A on). */
+	if (opts.archive) {
+		struct bc_archive_report arep = {0};
+
+		if (bc_archive_experiment(exp_path, &arep, err, sizeof(err)) < 0)
+			bc_error("warning: %s; 'bpfcollect archive %s' retries", err, exp_path);
+		bc_archive_report_free(&arep);
 	}
 	if (!opts.quiet) {
 		uint64_t lost = end.lost[0] + end.lost[1] + end.lost[2];

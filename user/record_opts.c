@@ -29,6 +29,12 @@ const char bc_record_usage[] =
 	"  --syscalls[=LIST]  trace syscalls (all, or a comma-separated list of\n"
 	"                     names or numbers); path arguments are captured too\n"
 	"  -F on|off          follow descendants (default on)\n"
+	"  -S on|off|SECONDS  overview samples of every process's usage (CPU,\n"
+	"                     waits, context switches, faults) every SECONDS\n"
+	"                     (default on: 1 s); off: at start and end only\n"
+	"  -C COMMENT         a comment for the experiment's notes (repeatable)\n"
+	"  -A on|off          copy the programs and libraries it maps into the\n"
+	"                     experiment's archives/ at the end (default on)\n"
 	"  --bufsize=MIB      ring buffer size in MiB, power of two (default 8)\n"
 	"  --no-uprobe-multi  attach one perf uprobe per function even where the\n"
 	"                     kernel has uprobe_multi links (slow to detach)\n"
@@ -73,14 +79,17 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 	o->follow = true;
 	o->bufsize_mib = BC_DEFAULT_BUFSIZE_MIB;
 	o->string_size = BC_STRLEN_DEFAULT;
+	o->sample_ms = 1000;
+	o->archive = true;
 	o->specs = calloc((size_t)argc + 1, sizeof(*o->specs));
 	o->arg_specs = calloc((size_t)argc + 1, sizeof(*o->arg_specs));
 	o->ret_specs = calloc((size_t)argc + 1, sizeof(*o->ret_specs));
-	if (!o->specs || !o->arg_specs || !o->ret_specs)
+	o->comments = calloc((size_t)argc + 1, sizeof(*o->comments));
+	if (!o->specs || !o->arg_specs || !o->ret_specs || !o->comments)
 		return bad(err, errlen, "%s", "out of memory");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:o:d:u:F:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->exp_name = optarg;
@@ -138,6 +147,37 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 			o->string_size = (unsigned int)v;
 			break;
 		}
+		case 'S': {
+			char *end;
+			double v;
+
+			if (!strcmp(optarg, "on")) {
+				o->sample_ms = 1000;
+				o->archive = true;
+				break;
+			}
+			if (!strcmp(optarg, "off")) {
+				o->sample_ms = 0;
+				break;
+			}
+			v = strtod(optarg, &end);
+			if (*end || end == optarg || v < 0.01 || v > 3600)
+				return bad(err, errlen,
+					   "-S takes on, off or an interval in seconds (0.01 to "
+					   "3600), not '%s'",
+					   optarg);
+			o->sample_ms = (unsigned int)(v * 1000 + 0.5);
+			break;
+		}
+		case 'C':
+			o->comments[o->n_comments++] = optarg;
+			break;
+		case 'A':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off") && strcmp(optarg, "copy"))
+				return bad(err, errlen, "-A takes on, off or copy, not '%s'",
+					   optarg);
+			o->archive = strcmp(optarg, "off") != 0;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -171,6 +211,9 @@ void bc_record_opts_free(struct bc_record_opts *o)
 	free(o->specs);
 	free(o->arg_specs);
 	free(o->ret_specs);
+	free(o->comments);
+	o->comments = NULL;
+	o->n_comments = 0;
 	o->specs = NULL;
 	o->arg_specs = o->ret_specs = NULL;
 	o->n_specs = o->n_arg_specs = o->n_ret_specs = 0;

@@ -102,12 +102,15 @@ struct bc_session_end {
 };
 
 struct bc_sink;
+struct bc_usage; /* bpfcollect/overview.h */
 
 struct bc_sink_ops {
 	const char *name;
 	int (*begin)(struct bc_sink *s, const struct bc_session *sess);
 	int (*event)(struct bc_sink *s, const struct bc_event *ev);
 	int (*mapping)(struct bc_sink *s, const struct bc_mapping *m);
+	/* A usage sample of process pid (overview), taken at u->tstamp. */
+	int (*usage)(struct bc_sink *s, uint32_t pid, const struct bc_usage *u);
 	int (*end)(struct bc_sink *s, const struct bc_session_end *end);
 	/* Pushes buffered output out, so a live reader sees it (the agent's drain timer). */
 	int (*flush)(struct bc_sink *s);
@@ -130,6 +133,10 @@ static inline int bc_sink_event(struct bc_sink *s, const struct bc_event *e)
 static inline int bc_sink_mapping(struct bc_sink *s, const struct bc_mapping *m)
 {
 	return s->ops->mapping ? s->ops->mapping(s, m) : 0;
+}
+static inline int bc_sink_usage(struct bc_sink *s, uint32_t pid, const struct bc_usage *u)
+{
+	return s->ops->usage ? s->ops->usage(s, pid, u) : 0;
 }
 static inline int bc_sink_end(struct bc_sink *s, const struct bc_session_end *x)
 {

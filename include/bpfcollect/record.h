@@ -112,12 +112,25 @@ struct bc_rec_exec {
 	__u64 interp_base;
 };
 
-/* BC_REC_THREAD_EXIT and BC_REC_PROC_EXIT */
+/*
+ * BC_REC_THREAD_EXIT and BC_REC_PROC_EXIT. A PROC_EXIT also carries the
+ * process's final usage (what /proc can no longer tell): thread-group totals
+ * (signal_struct, for threads already gone) plus the last thread's own.
+ */
 struct bc_rec_exit {
 	struct bc_rec_head h;
 	__s32 exit_code; /* task->exit_code: wait(2) status encoding */
 	__u32 pad;
 	char comm[BC_COMM_LEN];
+	__u64 start_time; /* group leader's start, CLOCK_MONOTONIC ns */
+	__u64 utime;      /* ns, tick-sampled (scale by sum_exec) */
+	__u64 stime;
+	__u64 sum_exec; /* ns of CPU, exact */
+	__u64 run_delay; /* ns runnable but waiting, this thread */
+	__u64 nvcsw;
+	__u64 nivcsw;
+	__u64 min_flt;
+	__u64 maj_flt;
 };
 
 /*

@@ -26,8 +26,12 @@ struct bc_record_opts {
 	const char **ret_specs; /* --retval GLOB[@FMT], raw */
 	size_t n_ret_specs;
 	unsigned int string_size; /* --string-size: default most bytes of a captured string */
-	char *const *argv;	  /* the command, NULL-terminated; points into argv */
-	char options_text[1024];  /* the record command line up to the command, for the log */
+	unsigned int sample_ms;	  /* -S: overview sample interval, 0 = start and end only */
+	bool archive;		  /* -A on|off: copy the load objects into archives/ at the end */
+	const char **comments;	  /* -C, in order */
+	size_t n_comments;
+	char *const *argv;	 /* the command, NULL-terminated; points into argv */
+	char options_text[1024]; /* the record command line up to the command, for the log */
 };
 
 extern const char bc_record_usage[];

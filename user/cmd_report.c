@@ -11,7 +11,9 @@
 
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/archive.h"
 #include "bpfcollect/report.h"
+#include "bpfcollect/report_exp.h"
 #include "bpfcollect/report_tree.h"
 #include "bpfcollect/sink_calls.h"
 #include "bpfcollect/sink_text.h"
@@ -34,6 +36,9 @@ static const char report_usage[] =
 	"              attributed to that caller or callee, and its calls\n"
 	"  threads     per thread: events, calls, syscalls, first and last event,\n"
 	"              lifetime, time in traced functions\n"
+	"  overview    usage samples of each process: user and system CPU, wait\n"
+	"              for CPU, sleep, context switches, faults (gprofng's names)\n"
+	"  objects     the load objects each process mapped, and when\n"
 	"\n"
 	"  -s, --sort KEY   functions order: excl (default), incl, calls, avg, name\n"
 	"  -n, --top N      at most N functions, or N calls (default 50), or N children\n"
@@ -52,6 +57,8 @@ enum view {
 	VIEW_CALLTREE = 32,
 	VIEW_CALLERS_CALLEES = 64,
 	VIEW_THREADS = 128,
+	VIEW_OVERVIEW = 256,
+	VIEW_OBJECTS = 512,
 	VIEW_TREE_VIEWS = VIEW_CALLTREE | VIEW_CALLERS_CALLEES | VIEW_THREADS,
 };
 
@@ -73,6 +80,10 @@ static int parse_view(const char *s)
 		return VIEW_CALLERS_CALLEES;
 	if (!strcmp(s, "threads"))
 		return VIEW_THREADS;
+	if (!strcmp(s, "overview"))
+		return VIEW_OVERVIEW;
+	if (!strcmp(s, "objects"))
+		return VIEW_OBJECTS;
 	return -EINVAL;
 }
 
@@ -122,8 +133,15 @@ static void print_header(const char *exp, const struct bc_er_info *info,
 		info->options ? ": " : "", info->options ? info->options : "");
 	fprintf(out, "Events:      %" PRIu64 " read, %" PRIu64 " lost%s\n", info->events_read, lost,
 		lost ? " (the ring buffer was full: record with a larger --bufsize)" : "");
+	char *comments = bc_notes_read(exp);
+
+	if (comments) {
+		fprintf(out, "Comments:\n%s%s", comments,
+			comments[0] && comments[strlen(comments) - 1] != '\n' ? "\n" : "");
+		free(comments);
+	}
 	if (info->notes)
-		fprintf(out, "Notes:\n%s", info->notes);
+		fprintf(out, "Reading it:\n%s", info->notes);
 	fputc('\n', out);
 }
 
@@ -252,7 +270,8 @@ int bc_cmd_report(int argc, char **argv)
 
 		if (v < 0) {
 			bc_error("report: unknown view '%s'; views: header functions syscalls "
-				 "events calls FUNC calltree callers-callees FUNC threads",
+				 "events calls FUNC calltree callers-callees FUNC threads overview "
+				 "objects",
 				 argv[optind]);
 			return 2;
 		}
@@ -290,7 +309,8 @@ int bc_cmd_report(int argc, char **argv)
 	if (views & VIEW_HEADER) {
 		print_header(exp, &info, rep, stdout);
 		if (n_exps > 1)
-			printf("Descendants: %zu subexperiments merged in (--founder-only: the founder alone)\n\n",
+			printf("Descendants: %zu subexperiments merged in (--founder-only: the "
+			       "founder alone)\n\n",
 			       n_exps - 1);
 	}
 	if (views & VIEW_FUNCTIONS) {
@@ -353,6 +373,16 @@ int bc_cmd_report(int argc, char **argv)
 			bc_error("%s", err);
 			goto out;
 		}
+	}
+	if ((views & VIEW_OVERVIEW) &&
+	    bc_report_overview(exp, descendants, stdout, err, sizeof(err)) < 0) {
+		bc_error("%s", err);
+		goto out;
+	}
+	if ((views & VIEW_OBJECTS) &&
+	    bc_report_objects(exp, descendants, stdout, err, sizeof(err)) < 0) {
+		bc_error("%s", err);
+		goto out;
 	}
 	exit_code = fflush(stdout) == 0 ? 0 : 1;
 out:

@@ -392,6 +392,47 @@ test_descendants() {
 	check_eq "-F off: no subexperiments" "" "$(cd fam2.er && ls -d _*.er 2>/dev/null)"
 }
 
+test_experiment_files() {
+	echo "# overview, notes and archives: what gprofng reads agrees with report"
+	"$BC" record -q -S 0.5 -C "run one" -C "second, comment" -o ov.er -u 'tgt_*' \
+		-- "$TGT/calls" 2500 2 >/dev/null 2>&1
+	check_eq "record exits 0" 0 $?
+	local n_samples
+	n_samples=$(grep -c 'kind="sample"' ov.er/log.xml)
+	check_eq "one overview record per sample event" "$n_samples" $(($(stat -c %s ov.er/overview) / 504))
+	check "a start, a periodic or final, and an end sample" test "$n_samples" -ge 2
+	local g_user b_user g_sys b_sys
+	gprofng display text -statistics ov.er >ov.stat 2>&1
+	g_user=$(awk -F: '$1 ~ /^ *User CPU$/ { split($2, a, " "); print a[1] }' ov.stat)
+	g_sys=$(awk -F: '$1 ~ /^ *System CPU$/ { split($2, a, " "); print a[1] }' ov.stat)
+	"$BC" report ov.er overview >ov.rep
+	b_user=$(awk '$1 == "Total" && $2 ~ /^[0-9]/ { print $4 }' ov.rep)
+	b_sys=$(awk '$1 == "Total" && $2 ~ /^[0-9]/ { print $5 }' ov.rep)
+	check "gprofng shows user CPU ($g_user)" test -n "$g_user"
+	check_eq "report overview: the same user CPU as gprofng" "$g_user" "$b_user"
+	check_eq "report overview: the same system CPU as gprofng" "$g_sys" "$b_sys"
+	check "notes hold the comments" grep -qx "second, comment" ov.er/notes
+	check "report header shows the comments" grep -q "run one" <("$BC" report ov.er header)
+	check "gprofng shows the comments" grep -q "run one" <(gprofng display text -header ov.er 2>&1)
+	local name
+	name=$(cd ov.er/archives && ls | grep '^calls_' | grep -v bcsyms)
+	check "archives/ holds the executable under gprofng's name ($name)" cmp -s "$TGT/calls" "ov.er/archives/$name"
+	check "and libc, byte for byte" cmp -s /usr/lib/x86_64-linux-gnu/libc.so.6 ov.er/archives/libc.so.6_dnWuQRcLhw9
+	check "objects view lists the executable" grep -q "$TGT/calls" <("$BC" report ov.er objects)
+	# Rebuilt after the run: the experiment still names its functions, from its own tables.
+	cp "$TGT/calls" calls.copy
+	"$BC" record -q -A off -o moved.er -u 'tgt_*' -- "$WORK/calls.copy" 10 1 >/dev/null 2>&1
+	check "-A off: no archives" test ! -e moved.er/archives
+	"$BC" archive moved.er >arch.out 2>&1
+	check_eq "bpfcollect archive afterwards exits 0" 0 $?
+	check "it says what it archived" grep -q "objects archived" arch.out
+	printf 'not the program any more\n' >calls.copy
+	check_eq "report after the binary changed still names the functions" 10 "$(calls_of moved.er tgt_outer)"
+	check "gprofng opens it with the binary gone" gprofng_ok moved.er
+	mkdir -p noexp.er
+	expect_error "archive of a directory that is no experiment" "not an experiment|log.xml" "$BC" archive noexp.er
+}
+
 test_unprobeable() {
 	echo "# a function starting with a LOCK prefix cannot be probed: said, and the rest traced"
 	"$BC" record -q -o lk.er -- "$TGT/locked" 7 >lk.out 2>lk.err
@@ -433,7 +474,7 @@ test_bad_input() {
 }
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
-	demo naming lost args descendants unprobeable bad_input; do
+	demo naming lost args descendants experiment_files unprobeable bad_input; do
 	want "$t" && "test_$t"
 done
 

@@ -83,6 +83,20 @@ test_calls_threads() {
 	pid=$(awk '$6 == "entry" { print $2 }' calls.ev | sort -u | tr '\n' ' ')
 	check_eq "one process id in the function events" 1 "$(wc -w <<<"$pid")"
 	check "report names the experiment's command" grep -q "calls 500 4" <("$BC" report calls.er header)
+	"$BC" report calls.er calltree >calls.tree
+	check_eq "calltree: tgt_inner under tgt_middle under tgt_outer, with every call" \
+		"$(awk '$1 == "tgt_inner" { print $2 }' calls.out)" \
+		"$(grep -A3 -- '-tgt_outer$' calls.tree | awk '$NF == "+-tgt_inner" { print $3 }' | head -1)"
+	"$BC" report calls.er callers-callees tgt_middle >calls.cc
+	check_eq "callers-callees: tgt_middle called by tgt_outer every time" \
+		"$(awk '$1 == "tgt_middle" { print $2 }' calls.out)" \
+		"$(awk '$NF == "tgt_outer" { print $(NF-1) }' calls.cc | head -1)"
+	check_eq "callers-callees: tgt_middle calls tgt_inner every time" \
+		"$(awk '$1 == "tgt_inner" { print $2 }' calls.out)" \
+		"$(awk '$NF == "tgt_inner" { print $(NF-1) }' calls.cc | tail -1)"
+	check_eq "threads view: one line per thread of the target" \
+		"$(grep -c '^tid ' calls.out)" \
+		"$("$BC" report calls.er threads | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $6 ~ /[.]/' | wc -l)"
 	local seqgap
 	seqgap=$(awk '{ if (($3 in last) && $4 != last[$3] + 1) { print "gap in " $3; exit } last[$3] = $4 }' calls.ev)
 	check_eq "per-thread sequence numbers have no gaps" "" "$seqgap"

@@ -2,6 +2,7 @@
 /*
  * Finding a DT_NEEDED library as ld.so does (see libsearch.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <gelf.h>
 #include <glob.h>
@@ -297,6 +298,78 @@ int bc_lib_search_find(struct bc_lib_search *ls, const char *name, const struct 
 		if (!try_lib_dir(dir, strlen(dir), loader_origin, name, out, outlen))
 			return 0;
 	}
+	return -ENOENT;
+}
+
+/* A shared object's file name that `name` designates: exact, or name + '.' or '-' ... ".so". */
+static bool lib_name_like(const char *file, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(file, name, n) != 0)
+		return false;
+	if (file[n] == 0)
+		return true;
+	return (file[n] == '.' || file[n] == '-') && strstr(file + n, ".so") != NULL;
+}
+
+/* The first ELF file in dir whose name is like `name`, in readdir order of best match. */
+static int find_like_in_dir(const char *dir, const char *name, char *out, size_t outlen)
+{
+	char best[NAME_MAX + 1] = "", file[PATH_MAX];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return -ENOENT;
+	while ((d = readdir(dp))) {
+		if (!lib_name_like(d->d_name, name))
+			continue;
+		if (snprintf(file, sizeof(file), "%s/%s", dir, d->d_name) >= (int)sizeof(file) ||
+		    bc_elf_check(file, NULL, 0))
+			continue;
+		/* The shortest name wins (libfoo.so over libfoo.so.1.2.3): stable across runs. */
+		if (!best[0] || strlen(d->d_name) < strlen(best) ||
+		    (strlen(d->d_name) == strlen(best) && strcmp(d->d_name, best) < 0))
+			snprintf(best, sizeof(best), "%s", d->d_name);
+	}
+	closedir(dp);
+	if (!best[0])
+		return -ENOENT;
+	if (snprintf(file, sizeof(file), "%s/%s", dir, best) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	return canonical_file(file, out, outlen);
+}
+
+int bc_lib_search_like(struct bc_lib_search *ls, const char *name, char *out, size_t outlen)
+{
+	const char *llp = getenv("LD_LIBRARY_PATH");
+	char dir[PATH_MAX];
+	int ret;
+
+	while (llp && *llp) {
+		size_t len = strcspn(llp, ":;");
+
+		if (len && len < sizeof(dir)) {
+			memcpy(dir, llp, len);
+			dir[len] = 0;
+			if (!find_like_in_dir(dir, name, out, outlen))
+				return 0;
+		}
+		llp = llp[len] ? llp + len + 1 : NULL;
+	}
+	if (!ls->conf_read) {
+		ls->conf_read = true;
+		ret = parse_ld_so_conf("/etc/ld.so.conf", 0, &ls->conf_dirs);
+		if (ret)
+			return ret;
+	}
+	for (size_t i = 0; i < ls->conf_dirs.n; i++)
+		if (!find_like_in_dir(ls->conf_dirs.v[i], name, out, outlen))
+			return 0;
+	for (size_t i = 0; i < sizeof(default_lib_dirs) / sizeof(default_lib_dirs[0]); i++)
+		if (!find_like_in_dir(default_lib_dirs[i], name, out, outlen))
+			return 0;
 	return -ENOENT;
 }
 

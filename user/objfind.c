@@ -434,6 +434,23 @@ int bc_find_object(const char *exe, const char *exe_as_given, int pid, const cha
 	if (!ret)
 		ret = pick_candidate(&c, obj, pid, path, pathlen, err, errlen);
 	candidates_free(&c);
+	/*
+	 * Not loaded at start (dlopen): look where dlopen would. Probes on the
+	 * file then catch it the moment it is mapped: uprobes live on the inode.
+	 */
+	if (ret == -ENOENT && pid <= 0) {
+		struct bc_lib_search ls = {0};
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err ? err : "");
+		ret = bc_lib_search_like(&ls, obj, path, pathlen);
+		bc_lib_search_free(&ls);
+		if (ret == 0)
+			return bc_elf_check(path, err, errlen);
+		if (err)
+			snprintf(err, errlen, "%s", why);
+		ret = -ENOENT;
+	}
 	return ret;
 }
 

@@ -48,6 +48,13 @@ struct bc_lib_search {
  */
 int bc_lib_search_find(struct bc_lib_search *ls, const char *name, const struct bc_dyn_info *loader,
 		       const char *loader_origin, char *out, size_t outlen);
+/*
+ * A library no DT_NEEDED names (one the program dlopens): the first shared
+ * object whose file name is `name`, or `name` followed by '.' or '-' and
+ * ".so" (libfoo: libfoo.so, libfoo.so.1), along LD_LIBRARY_PATH, the
+ * ld.so.conf directories and the default ones, as dlopen would search.
+ */
+int bc_lib_search_like(struct bc_lib_search *ls, const char *name, char *out, size_t outlen);
 void bc_lib_search_free(struct bc_lib_search *ls);
 
 #endif /* BPFCOLLECT_LIBSEARCH_H */

@@ -78,6 +78,9 @@ int bc_elf_check(const char *path, char *err, size_t errlen);
  *    directories of /etc/ld.so.conf (with its includes), then
  *    /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /lib64, /usr/lib64,
  *    /lib, /usr/lib.
+ *  - a library none of those needs (one the program will dlopen) is then
+ *    looked for by file name along LD_LIBRARY_PATH, ld.so.conf and the
+ *    default directories, as dlopen would.
  */
 int bc_symbols_find_object(const char *exe, int pid, const char *obj, char *path, size_t pathlen,
 			   char *err, size_t errlen);

@@ -402,6 +402,10 @@ test_descendants() {
 		exit !(tb + 0 > ta + 0) }'
 	check "every subexperiment has the executable in its map.xml" \
 		bash -c "for d in fam.er/_*.er; do grep -q 'name=\"$TGT/family\"' \$d/map.xml || exit 1; done"
+	LD_LIBRARY_PATH="$BUILD/tests/targets/lib" "$BC" record -q -o fam3.er -u 'libbcplugin:tgt_*' \
+		-- "$TGT/family" "$plugin" >/dev/null 2>&1
+	check_eq "a dlopened library named like -u libbcplugin:GLOB, found as dlopen would" 4 \
+		"$(calls_of fam3.er tgt_plugin_work)"
 	"$BC" record -q -F off -o fam2.er -u 'tgt_*' -- "$TGT/family" "$plugin" >/dev/null 2>&1
 	check_eq "-F off: no subexperiments" "" "$(cd fam2.er && ls -d _*.er 2>/dev/null)"
 }

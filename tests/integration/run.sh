@@ -488,6 +488,19 @@ test_bad_input() {
 	expect_error "report of a directory that is no experiment" "empty.er" "$BC" report empty.er
 	expect_error "unknown report view" "view" "$BC" report calls.er nosuchview
 	expect_error "unknown subcommand" "unknown command" "$BC" frobnicate
+	# Damaged experiments: one line naming the file, or a note, never a crash.
+	cp -r calls.er broken.er && sed -i 's/<process pid=/<process pid=oops /' broken.er/log.xml
+	expect_error "corrupt log.xml names the file and line" "broken.er/log.xml:[0-9]+" \
+		"$BC" report broken.er
+	cp -r calls.er newer.er && sed -i 's/experiment version="12.4"/experiment version="13.0"/' newer.er/log.xml
+	expect_error "an experiment from a newer format version" "newer than this bpfcollect" \
+		"$BC" report newer.er
+	cp -r calls.er torn.er && truncate -s -20 torn.er/functrace
+	"$BC" report torn.er header >torn.out 2>&1
+	check_eq "a torn data file still reports" 0 $?
+	check "and says what it dropped" grep -q "functrace" torn.out
+	check_eq "with every whole record" $(($("$BC" report calls.er events | wc -l) - 1)) \
+		"$("$BC" report torn.er events 2>/dev/null | wc -l)"
 	check "no experiment left behind by failed records" bash -c "! ls -d test.*.er 2>/dev/null | grep -q ."
 }
 

@@ -32,13 +32,10 @@ size_t bc_cap_fixed_size(unsigned int kind)
 {
 	switch (kind) {
 	case BC_REC_FUNC_ENTRY:
-		return sizeof(struct bc_rec_func_entry);
 	case BC_REC_FUNC_RETURN:
-		return sizeof(struct bc_rec_func_return);
 	case BC_REC_SYS_ENTER:
-		return sizeof(struct bc_rec_sys_enter);
 	case BC_REC_SYS_EXIT:
-		return sizeof(struct bc_rec_sys_exit);
+		return bc_rec_min_size(kind);
 	default:
 		return 0;
 	}

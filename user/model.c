@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The function table and the one record decoder every producer uses. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,8 +60,7 @@ const struct bc_func *bc_functab_get(const struct bc_functab *t, uint32_t id)
 	return t && id < t->n ? &t->v[id] : NULL;
 }
 
-/* Minimum size of each kind; larger records are allowed (future fields, captured data). */
-static size_t min_size(uint16_t kind)
+size_t bc_rec_min_size(unsigned int kind)
 {
 	switch (kind) {
 	case BC_REC_FUNC_ENTRY:
@@ -100,7 +100,7 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
 		return -EINVAL;
 	if (h->size < sizeof(*h) || h->size > len || (h->size & 7))
 		return -EINVAL;
-	need = min_size(h->kind);
+	need = bc_rec_min_size(h->kind);
 	if (!need || h->size < need)
 		return -EINVAL;
 
@@ -180,5 +180,26 @@ int bc_mapping_from_record(const struct bc_rec_mmap *rec, char *path, size_t pat
 	m->offset = rec->pgoff * 4096;
 	m->prot = (uint32_t)(rec->vm_flags & 0x7); /* VM_READ|VM_WRITE|VM_EXEC = PROT_* */
 	m->path = path;
+	return 0;
+}
+
+int bc_func_label_dup(const struct bc_func *func, uint32_t func_id, char **name, char **object)
+{
+	*name = NULL;
+	*object = NULL;
+	if (func) {
+		*name = strdup(func->name);
+		*object = strdup(func->object);
+	} else {
+		if (asprintf(name, "<unknown id %u>", func_id) < 0)
+			*name = NULL;
+		*object = strdup("");
+	}
+	if (!*name || !*object) {
+		free(*name);
+		free(*object);
+		*name = *object = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }

@@ -76,19 +76,9 @@ static int func_stats_idx(struct bc_report *r, uint32_t func_id, const struct bc
 	if (err)
 		return err;
 	/* Copies: the function table may be gone before the report is printed. */
-	if (func) {
-		name = strdup(func->name);
-		object = strdup(func->object);
-	} else {
-		if (asprintf(&name, "<unknown id %u>", func_id) < 0)
-			name = NULL;
-		object = strdup("");
-	}
-	if (!name || !object) {
-		free(name);
-		free(object);
-		return -ENOMEM;
-	}
+	err = bc_func_label_dup(func, func_id, &name, &object);
+	if (err)
+		return err;
 	fs = &r->funcs[r->nfuncs];
 	memset(fs, 0, sizeof(*fs));
 	fs->func_id = func_id;

@@ -82,19 +82,10 @@ static int func_idx(struct bc_calltree *t, uint32_t func_id, const struct bc_fun
 	err = BC_GROW(t->funcs, t->funcs_cap, t->nfuncs + 1);
 	if (err)
 		return err;
-	if (func) {
-		name = strdup(func->name);
-		object = strdup(func->object);
-	} else {
-		if (asprintf(&name, "<unknown id %u>", func_id) < 0)
-			name = NULL;
-		object = strdup("");
-	}
-	if (!name || !object) {
-		free(name);
-		free(object);
-		return -ENOMEM;
-	}
+	/* Copies: the function table may be gone before the report is printed. */
+	err = bc_func_label_dup(func, func_id, &name, &object);
+	if (err)
+		return err;
 	t->funcs[t->nfuncs] = (struct tfunc){
 		.func_id = func_id,
 		.first_node = NO_INDEX,

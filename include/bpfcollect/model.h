@@ -45,6 +45,15 @@ static inline bool bc_func_captures(const struct bc_func *f)
 	return f && (f->capture.n_entry || f->capture.n_return);
 }
 
+/*
+ * Copies of a function's name and object for reports that outlive the table;
+ * "<unknown id N>" and "" when func is NULL. -ENOMEM (both NULL then).
+ */
+int bc_func_label_dup(const struct bc_func *func, uint32_t func_id, char **name, char **object);
+
+/* Minimum size of a record kind (its fixed struct), 0 for an unknown kind. */
+size_t bc_rec_min_size(unsigned int kind);
+
 /* A decoded, validated record plus what the decoder resolved for it. */
 struct bc_event {
 	const struct bc_rec_head *rec; /* points into the producer's buffer */

@@ -14,6 +14,7 @@ static const char usage[] =
 	"commands:\n"
 	"  record [OPTIONS] -- CMD [ARGS]   launch CMD, trace it and its descendants\n"
 	"  report EXP [VIEW]                print functions and syscalls of an experiment\n"
+	"  convert EXP -f FORMAT            write an experiment as PRF CSV or dump\n"
 	"  archive EXP                      copy the files an experiment maps into it\n"
 	"  version                          print the version\n"
 	"\n"
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
 		return bc_cmd_record(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return bc_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "convert"))
+		return bc_cmd_convert(argc - 1, argv + 1);
 	if (!strcmp(cmd, "archive"))
 		return bc_cmd_archive(argc - 1, argv + 1);
 	bc_error("unknown command '%s'; try 'bpfcollect --help'", cmd);

@@ -9,5 +9,6 @@ void bc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int bc_cmd_record(int argc, char **argv);
 int bc_cmd_report(int argc, char **argv);
 int bc_cmd_archive(int argc, char **argv);
+int bc_cmd_convert(int argc, char **argv);
 
 #endif

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PRF sink fed with events as a producer hands them over: serial-number
+ * gaps, LOST records, failed syscalls, returns never seen, thread hashes,
+ * process names, tid reuse, exec by a non-leader thread.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "bpfcollect/model.h"
+#include "bpfcollect/prf.h"
+#include "bpfcollect/record.h"
+
+#define NS     1000000000ll
+#define T2024  (1704067200 * NS) /* 2024/01/01 00:00:00 UTC */
+#define NF     20
+#define MAXREC 64
+
+/* Column numbers of the default layout. */
+enum {
+	F_PRF,
+	F_PROC,
+	F_THREAD,
+	F_TRACE,
+	F_PNAME,
+	F_EVENT,
+	F_DATE,
+	F_TIME,
+	F_SUB,
+	F_RC,
+	F_CIP,
+	F_CPID,
+	F_CCOMM,
+	F_RIP,
+	F_RPID,
+	F_RCOMM,
+	F_INT,
+	F_OPR,
+	F_OPT,
+	F_ASCII
+};
+
+struct out {
+	char *buf;
+	size_t len;
+	FILE *f;
+	struct bc_sink *sink;
+	int n; /* records (lines after the header) */
+	char header[512];
+	char (*rec)[NF][600]; /* [MAXREC] */
+};
+
+static struct bc_func funcs[2] = {
+	{.id = 0, .name = "work", .object = "/usr/lib/libwork.so.1"},
+	{.id = 1, .name = "a_function_name_of_forty_characters_abcd", .object = "/opt/app/bin/app"},
+};
+
+static int csv_split(const char *line, char fields[][600], int max)
+{
+	int n = 0;
+
+	for (const char *p = line;; n++) {
+		size_t k = 0;
+
+		if (n == max)
+			return -1;
+		if (*p == '"') {
+			for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
+				if (*p == '"')
+					p++;
+				fields[n][k++] = *p;
+			}
+			if (*p == '"')
+				p++;
+		} else {
+			while (*p && *p != ',' && *p != '\n')
+				fields[n][k++] = *p++;
+		}
+		fields[n][k] = '\0';
+		if (*p != ',')
+			return n + 1;
+		p++;
+	}
+}
+
+static void open_out(struct out *o, const struct bc_prf_opts *po, uint32_t root_pid)
+{
+	static char *const argv[] = {"/usr/bin/myprogram-with-long-name", NULL};
+	struct bc_session sess = {
+		.argv = argv,
+		.root_pid = root_pid,
+		.start_ktime = 500,
+		.wall_offset_ns = T2024,
+	};
+
+	memset(o, 0, sizeof(*o));
+	o->f = open_memstream(&o->buf, &o->len);
+	assert_non_null(o->f);
+	o->sink = bc_prf_sink_new(o->f, po);
+	assert_non_null(o->sink);
+	assert_int_equal(bc_prf_sink_set_host_ip(o->sink, "10.0.0.1"), 0);
+	assert_int_equal(bc_sink_begin(o->sink, &sess), 0);
+}
+
+/* Ends the sink and splits its CSV output into o->rec. */
+static void close_out(struct out *o, uint64_t end_ktime)
+{
+	struct bc_session_end end = {.end_ktime = end_ktime};
+	char *line, *save = NULL;
+
+	assert_int_equal(bc_sink_end(o->sink, &end), 0);
+	bc_sink_destroy(o->sink);
+	fclose(o->f);
+	o->rec = calloc(MAXREC, sizeof(*o->rec));
+	assert_non_null(o->rec);
+	line = strtok_r(o->buf, "\n", &save);
+	assert_non_null(line);
+	snprintf(o->header, sizeof(o->header), "%s", line);
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		assert_true(o->n < MAXREC);
+		assert_int_equal(csv_split(line, o->rec[o->n], NF + 1), NF);
+		o->n++;
+	}
+}
+
+static void free_out(struct out *o)
+{
+	free(o->rec);
+	free(o->buf);
+}
+
+static void head(struct bc_rec_head *h, uint16_t size, uint16_t kind, uint32_t pid, uint32_t tid,
+		 uint64_t seq, uint64_t ktime)
+{
+	*h = (struct bc_rec_head){
+		.size = size, .kind = kind, .pid = pid, .tid = tid, .seq = seq, .ktime = ktime};
+}
+
+static void feed(struct out *o, const struct bc_rec_head *h, const struct bc_func *f,
+		 const char *sys)
+{
+	struct bc_event ev = {.rec = h, .func = f, .sys_name = sys};
+
+	assert_int_equal(bc_sink_event(o->sink, &ev), 0);
+}
+
+/* An entry at BPF depth d (frames open below it). */
+static void entry(struct out *o, uint32_t pid, uint32_t tid, uint64_t seq, uint64_t kt,
+		  uint32_t fid, uint32_t d)
+{
+	struct bc_rec_func_entry r = {.func_id = fid};
+
+	head(&r.h, sizeof(r), BC_REC_FUNC_ENTRY, pid, tid, seq, kt);
+	r.h.depth = d;
+	feed(o, &r.h, &funcs[fid], NULL);
+}
+
+/* The return of the frame at BPF depth d. */
+static void ret(struct out *o, uint32_t pid, uint32_t tid, uint64_t seq, uint64_t kt, uint32_t fid,
+		uint64_t entry_kt, uint64_t val, uint32_t d)
+{
+	struct bc_rec_func_return r = {.func_id = fid, .entry_ktime = entry_kt, .retval = val};
+
+	head(&r.h, sizeof(r), BC_REC_FUNC_RETURN, pid, tid, seq, kt);
+	r.h.depth = d;
+	feed(o, &r.h, &funcs[fid], NULL);
+}
+
+static void spawn(struct out *o, uint16_t kind, uint32_t pid, uint32_t tid, uint64_t seq,
+		  uint64_t kt, uint32_t cpid, uint32_t ctid, const char *comm)
+{
+	struct bc_rec_fork r = {.child_pid = cpid, .child_tid = ctid};
+
+	head(&r.h, sizeof(r), kind, pid, tid, seq, kt);
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	feed(o, &r.h, NULL, NULL);
+}
+
+static void leave(struct out *o, uint16_t kind, uint32_t pid, uint32_t tid, uint64_t seq,
+		  uint64_t kt, const char *comm)
+{
+	struct bc_rec_exit r = {.exit_code = 256};
+
+	head(&r.h, sizeof(r), kind, pid, tid, seq, kt);
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	feed(o, &r.h, NULL, NULL);
+}
+
+static void exec_rec(struct out *o, uint32_t pid, uint32_t old_tid, uint64_t seq, uint64_t kt,
+		     const char *comm, const char *file)
+{
+	struct bc_rec_exec r = {.old_tid = old_tid};
+
+	head(&r.h, sizeof(r), BC_REC_PROC_EXEC, pid, pid, seq, kt);
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	snprintf(r.filename, sizeof(r.filename), "%s", file);
+	r.filename_len = (uint32_t)strlen(r.filename);
+	feed(o, &r.h, NULL, NULL);
+}
+
+static char *thread_field(char *buf, size_t len, uint32_t tid, uint32_t pid, uint64_t birth)
+{
+	bc_prf_fmt_thread(buf, len, tid, bc_prf_thread_hash(pid, tid, birth));
+	return buf;
+}
+
+static void expect(const struct out *o, int i, const char *prf, const char *trace,
+		   const char *event, const char *rc, const char *intf, const char *opr)
+{
+	assert_true(i < o->n);
+	assert_string_equal(o->rec[i][F_PRF], prf);
+	assert_string_equal(o->rec[i][F_TRACE], trace);
+	assert_string_equal(o->rec[i][F_EVENT], event);
+	assert_string_equal(o->rec[i][F_RC], rc);
+	assert_string_equal(o->rec[i][F_INT], intf);
+	assert_string_equal(o->rec[i][F_OPR], opr);
+}
+
+static void a_session(void **state)
+{
+	struct bc_prf_opts po;
+	struct out o;
+	char th[64];
+
+	(void)state;
+	bc_prf_opts_init(&po);
+	open_out(&o, &po, 100);
+	entry(&o, 100, 100, 1, 1000, 0, 0);	    /* 0 */
+	ret(&o, 100, 100, 2, 5000, 0, 1000, 42, 0); /* 1 */
+	{
+		struct bc_rec_sys_enter e = {.nr = 257, .args = {(uint64_t)-100, 0x1000, 0}};
+		struct bc_rec_sys_exit x = {.nr = 257, .ret = -2, .enter_ktime = 6000};
+
+		head(&e.h, sizeof(e), BC_REC_SYS_ENTER, 100, 100, 3, 6000);
+		feed(&o, &e.h, NULL, "openat"); /* 2 */
+		head(&x.h, sizeof(x), BC_REC_SYS_EXIT, 100, 100, 4, 7000);
+		feed(&o, &x.h, NULL, "openat"); /* 3 */
+	}
+	spawn(&o, BC_REC_THREAD_START, 100, 100, 5, 8000, 100, 101, "worker"); /* 4 */
+	entry(&o, 100, 101, 1, 9000, 0, 0);				       /* 5 */
+	entry(&o, 100, 101, 4, 10000, 1, 1); /* 6: gap of 2, then 7 */
+	{
+		struct bc_rec_lost l = {.loss_class = BC_LOSS_FUNC, .cpu = 3, .count = 2};
+
+		head(&l.h, sizeof(l), BC_REC_LOST, 100, 0, 0, 11000);
+		feed(&o, &l.h, NULL, NULL); /* 8 */
+	}
+	leave(&o, BC_REC_THREAD_EXIT, 100, 101, 5, 12000, "worker"); /* 9, 10 returns; 11 */
+	entry(&o, 100, 100, 6, 13000, 0, 0);			     /* 12 */
+	{
+		struct bc_rec_sys_exit x = {.nr = 39, .ret = 100, .enter_ktime = 0};
+
+		head(&x.h, sizeof(x), BC_REC_SYS_EXIT, 100, 100, 7, 14000);
+		feed(&o, &x.h, NULL, "getpid"); /* 13 */
+	}
+	/* BPF had no entry left: the call of 12 was abandoned (14), then 15 */
+	ret(&o, 100, 100, 8, 15000, 1, 0, 7, 0);
+	spawn(&o, BC_REC_PROC_FORK, 100, 100, 9, 16000, 200, 200, "myprogram-with-"); /* 16 */
+	exec_rec(&o, 200, 200, 1, 17000, "child", "/bin/child");		      /* 17 */
+	leave(&o, BC_REC_PROC_EXIT, 200, 200, 2, 18000, "child");		      /* 18 */
+	entry(&o, 100, 100, 10, 19000, 0, 0);					      /* 19 */
+	close_out(&o, 20000); /* 20: the return of the call opened in 19 */
+
+	assert_string_equal(o.header, bc_prf_csv_header(BC_PRF_LAYOUT_HITACHI));
+	assert_int_equal(o.n, 21);
+	/* function entry and return */
+	expect(&o, 0, "Rec", "0000000001", "0x0100", "0x00000000000000", "libwork.so.1", "work");
+	assert_string_equal(o.rec[0][F_PROC], "0000000100");
+	assert_string_equal(o.rec[0][F_THREAD], thread_field(th, sizeof(th), 100, 100, 500));
+	assert_string_equal(o.rec[0][F_PNAME], "myprogram-with-");
+	assert_string_equal(o.rec[0][F_DATE], "2024/01/01");
+	assert_string_equal(o.rec[0][F_TIME], "00:00:00");
+	assert_string_equal(o.rec[0][F_SUB], "000/001/000");
+	assert_string_equal(o.rec[0][F_CIP], "0.0.0.0");
+	assert_string_equal(o.rec[0][F_CPID], "0");
+	assert_string_equal(o.rec[0][F_CCOMM], "0x0000000000000000");
+	assert_string_equal(o.rec[0][F_RIP], "10.0.0.1");
+	assert_string_equal(o.rec[0][F_RPID], "0000000100");
+	assert_string_equal(o.rec[0][F_RCOMM], "0x0000000000000000");
+	assert_string_equal(o.rec[0][F_OPT], "0x");
+	expect(&o, 1, "Rec", "0000000002", "0x0101", "0x00000000000000", "libwork.so.1", "work");
+	/* entry time 1704067200 (0x65920080) s + 1 us, return value 42 */
+	assert_string_equal(o.rec[1][F_OPT], "0x00000000659200800000000000000001000000000000002a");
+	/* syscall entry: the call, decoded; exit: ErrRec with errno */
+	expect(&o, 2, "Rec", "0000000003", "0x0200", "0x00000000000000", "syscall", "openat");
+	assert_int_equal(strncmp(o.rec[2][F_ASCII], "openat(AT_FDCWD, 0x1000, O_RDONLY", 33), 0);
+	expect(&o, 3, "ErrRec", "0000000004", "0x0201", "0x00000000000002", "syscall", "openat");
+	assert_string_equal(o.rec[3][F_OPT], "0x00000000659200800000000000000006fffffffffffffffe");
+	/* thread start; the new thread's hash is fixed at its creation */
+	expect(&o, 4, "Rec", "0000000005", "0x0302", "0x00000000000000", "process", "thread_start");
+	expect(&o, 5, "Rec", "0000000001", "0x0100", "0x00000000000000", "libwork.so.1", "work");
+	assert_string_equal(o.rec[5][F_THREAD], thread_field(th, sizeof(th), 101, 100, 8000));
+	assert_string_equal(o.rec[5][F_PNAME], "myprogram-with-");
+	/* the gap: one ErrRec at the first missing number, counting the missing */
+	expect(&o, 6, "ErrRec", "0000000002", "0x0f00", "0x00000000001000", "agent", "lost");
+	assert_string_equal(o.rec[6][F_OPT], "0x0000000000000002");
+	assert_string_equal(o.rec[6][F_THREAD], o.rec[5][F_THREAD]);
+	expect(&o, 7, "Rec", "0000000004", "0x0100", "0x00000000000000", "app",
+	       "a_function_name_of_forty_charact*");
+	/* the agent's LOST record */
+	expect(&o, 8, "ErrRec", "0000000000", "0x0f01", "0x00000000001000", "agent", "lost_func");
+	assert_string_equal(o.rec[8][F_THREAD], "0(0)");
+	assert_string_equal(o.rec[8][F_OPT], "0x00000000000000020000000000000003");
+	/* the thread exits inside two calls: their returns, innermost first, then the exit */
+	expect(&o, 9, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "app",
+	       "a_function_name_of_forty_charact*");
+	assert_string_equal(o.rec[9][F_OPT], "0x0000000065920080000000000000000a0000000000000000");
+	expect(&o, 10, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "libwork.so.1",
+	       "work");
+	assert_string_equal(o.rec[10][F_SUB], "000/012/000");
+	expect(&o, 11, "Rec", "0000000005", "0x0303", "0x00000000000000", "process", "thread_exit");
+	assert_string_equal(o.rec[11][F_ASCII], "................worker");
+	/* returns without their entry; the call BPF no longer had was abandoned */
+	expect(&o, 13, "ErrRec", "0000000007", "0x0201", "0x00000000001002", "syscall", "getpid");
+	expect(&o, 14, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "libwork.so.1",
+	       "work");
+	assert_string_equal(o.rec[14][F_SUB], "000/015/000");
+	assert_string_equal(o.rec[14][F_OPT], "0x0000000065920080000000000000000d0000000000000000");
+	expect(&o, 15, "ErrRec", "0000000008", "0x0101", "0x00000000001002", "app",
+	       "a_function_name_of_forty_charact*");
+	assert_string_equal(o.rec[15][F_OPT], "0x000000000000000000000000000000000000000000000007");
+	/* fork, exec, exit: the child's name is its comm, and after exec the new one */
+	expect(&o, 16, "Rec", "0000000009", "0x0300", "0x00000000000000", "process", "fork");
+	assert_string_equal(o.rec[16][F_ASCII], "........................myprogram-with-");
+	expect(&o, 17, "Rec", "0000000001", "0x0304", "0x00000000000000", "process", "exec");
+	assert_string_equal(o.rec[17][F_PROC], "0000000200");
+	assert_string_equal(o.rec[17][F_PNAME], "child");
+	assert_string_equal(o.rec[17][F_ASCII], "/bin/child");
+	assert_string_equal(o.rec[17][F_THREAD], thread_field(th, sizeof(th), 200, 200, 16000));
+	assert_string_equal(o.rec[17][F_RPID], "0000000100");
+	expect(&o, 18, "Rec", "0000000002", "0x0301", "0x00000000000000", "process", "exit");
+	assert_int_equal(strncmp(o.rec[18][F_OPT], "0x0000000000000100", 18), 0);
+	expect(&o, 19, "Rec", "0000000010", "0x0100", "0x00000000000000", "libwork.so.1", "work");
+	/* at the end: the call still open */
+	expect(&o, 20, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "libwork.so.1",
+	       "work");
+	assert_string_equal(o.rec[20][F_SUB], "000/020/000");
+	assert_string_equal(o.rec[20][F_THREAD], o.rec[0][F_THREAD]);
+	free_out(&o);
+}
+
+/* Frames follow BPF's depth: longjmp leaves frames behind, losses take returns away. */
+static void depths(void **state)
+{
+	struct bc_prf_opts po;
+	struct out o;
+
+	(void)state;
+	bc_prf_opts_init(&po);
+	open_out(&o, &po, 10);
+	/* longjmp out of two calls: at the outer return they end as ErrRec */
+	entry(&o, 10, 10, 1, 1000, 0, 0);	 /* 0 */
+	entry(&o, 10, 10, 2, 2000, 1, 1);	 /* 1 */
+	entry(&o, 10, 10, 3, 3000, 0, 2);	 /* 2 */
+	ret(&o, 10, 10, 4, 4000, 0, 1000, 0, 0); /* 3 (depth 2), 4 (depth 1), 5 */
+	/* the return of depth 1 lost in a gap, then a new call at depth 1: no ErrRec for it */
+	entry(&o, 10, 10, 5, 5000, 0, 0);	   /* 6 */
+	entry(&o, 10, 10, 6, 6000, 1, 1);	   /* 7 */
+	entry(&o, 10, 10, 8, 8000, 0, 1);	   /* 8 gap, 9 */
+	ret(&o, 10, 10, 9, 9000, 0, 8000, 0, 1);   /* 10 */
+	ret(&o, 10, 10, 10, 10000, 0, 5000, 0, 0); /* 11 */
+	/* returns lost in a gap with nothing after them: not reported as never seen */
+	entry(&o, 10, 10, 11, 11000, 0, 0);		     /* 12 */
+	entry(&o, 10, 10, 12, 12000, 1, 1);		     /* 13 */
+	leave(&o, BC_REC_PROC_EXIT, 10, 10, 15, 15000, "x"); /* 14 gap, 15 */
+	close_out(&o, 0);
+
+	assert_int_equal(o.n, 16);
+	expect(&o, 3, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "libwork.so.1", "work");
+	assert_string_equal(o.rec[3][F_SUB], "000/004/000");
+	assert_string_equal(o.rec[3][F_OPT], "0x00000000659200800000000000000003"
+					     "0000000000000000");
+	expect(&o, 4, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "app",
+	       "a_function_name_of_forty_charact*");
+	expect(&o, 5, "Rec", "0000000004", "0x0101", "0x00000000000000", "libwork.so.1", "work");
+	expect(&o, 8, "ErrRec", "0000000007", "0x0f00", "0x00000000001000", "agent", "lost");
+	expect(&o, 9, "Rec", "0000000008", "0x0100", "0x00000000000000", "libwork.so.1", "work");
+	expect(&o, 10, "Rec", "0000000009", "0x0101", "0x00000000000000", "libwork.so.1", "work");
+	expect(&o, 11, "Rec", "0000000010", "0x0101", "0x00000000000000", "libwork.so.1", "work");
+	expect(&o, 14, "ErrRec", "0000000013", "0x0f00", "0x00000000001000", "agent", "lost");
+	expect(&o, 15, "Rec", "0000000015", "0x0301", "0x00000000000000", "process", "exit");
+	free_out(&o);
+}
+
+static void reuse_and_exec(void **state)
+{
+	struct bc_prf_opts po;
+	struct out o;
+	char th[64];
+
+	(void)state;
+	bc_prf_opts_init(&po);
+	po.process_name = "J2EEServer,1";
+	open_out(&o, &po, 300);
+	spawn(&o, BC_REC_THREAD_START, 300, 300, 1, 1000, 300, 301, "t"); /* 0 */
+	entry(&o, 300, 301, 1, 1100, 0, 0);				  /* 1 */
+	leave(&o, BC_REC_THREAD_EXIT, 300, 301, 2, 1200, "t");		  /* 2, 3 */
+	spawn(&o, BC_REC_THREAD_START, 300, 300, 2, 2000, 300, 301, "t"); /* 4: tid reused */
+	entry(&o, 300, 301, 1, 2100, 0, 0);				  /* 5 */
+	entry(&o, 300, 301, 2, 2200, 0, 1);				  /* 6 */
+	/* thread 301 execs: it becomes 300, its serial numbers go on, its calls never return */
+	exec_rec(&o, 300, 301, 3, 3000, "newimage", "/bin/newimage"); /* 7, 8, 9 */
+	entry(&o, 300, 300, 4, 3100, 0, 0);			      /* 10 */
+	/* a record with no serial number (BPF had no task storage) */
+	entry(&o, 300, 300, 0, 3200, 0, 1); /* 11 */
+	entry(&o, 300, 300, 5, 3300, 0, 2); /* 12 */
+	close_out(&o, 0);		    /* 13, 14, 15 at the last ktime seen */
+
+	assert_int_equal(o.n, 16);
+	assert_string_equal(o.rec[1][F_THREAD], thread_field(th, sizeof(th), 301, 300, 1000));
+	expect(&o, 2, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "libwork.so.1", "work");
+	expect(&o, 3, "Rec", "0000000002", "0x0303", "0x00000000000000", "process", "thread_exit");
+	/* a new thread with the same tid: a new hash, serial numbers from 1, no gap */
+	expect(&o, 5, "Rec", "0000000001", "0x0100", "0x00000000000000", "libwork.so.1", "work");
+	assert_string_equal(o.rec[5][F_THREAD], thread_field(th, sizeof(th), 301, 300, 2000));
+	assert_string_not_equal(o.rec[5][F_THREAD], o.rec[1][F_THREAD]);
+	/* exec: two open calls end, then the exec record under the new tid, same hash */
+	expect(&o, 7, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "libwork.so.1", "work");
+	expect(&o, 9, "Rec", "0000000003", "0x0304", "0x00000000000000", "process", "exec");
+	assert_string_equal(strchr(o.rec[9][F_THREAD], '('), strchr(o.rec[5][F_THREAD], '('));
+	assert_int_equal(strncmp(o.rec[9][F_THREAD], "300(", 4), 0);
+	expect(&o, 10, "Rec", "0000000004", "0x0100", "0x00000000000000", "libwork.so.1", "work");
+	expect(&o, 11, "Rec", "0000000000", "0x0100", "0x00000000000000", "libwork.so.1", "work");
+	expect(&o, 12, "Rec", "0000000005", "0x0100", "0x00000000000000", "libwork.so.1", "work");
+	for (int i = 13; i < 16; i++) {
+		expect(&o, i, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "libwork.so.1",
+		       "work");
+		assert_string_equal(o.rec[i][F_SUB], "000/003/300");
+	}
+	/* --prf-name: every record (quoted for its comma, or it would split in two) */
+	for (int i = 0; i < o.n; i++)
+		assert_string_equal(o.rec[i][F_PNAME], "J2EEServer,1");
+	free_out(&o);
+}
+
+static void dump_and_layouts(void **state)
+{
+	struct bc_prf_opts po;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct bc_sink *s;
+	struct bc_rec_func_return r = {.func_id = 0, .entry_ktime = 1000, .retval = 1};
+	struct bc_event ev = {.rec = &r.h, .func = &funcs[0]};
+	struct bc_session sess = {.root_pid = 7, .wall_offset_ns = T2024};
+
+	(void)state;
+	assert_non_null(f);
+	bc_prf_opts_init(&po);
+	po.format = BC_PRF_DUMP;
+	po.layout = BC_PRF_LAYOUT_COSMINEXUS;
+	po.host_ip = "192.168.1.2";
+	s = bc_prf_sink_new(f, &po);
+	assert_non_null(s);
+	assert_int_equal(bc_sink_begin(s, &sess), 0);
+	head(&r.h, sizeof(r), BC_REC_FUNC_RETURN, 7, 7, 1, 2000);
+	assert_int_equal(bc_sink_event(s, &ev), 0);
+	assert_int_equal(bc_sink_flush(s), 0);
+	assert_int_equal(bc_sink_end(s, NULL), 0);
+	bc_sink_destroy(s);
+	fclose(f);
+	/* no header in a dump; every line of the record */
+	assert_int_equal(strncmp(buf, "PRF: Rec Process: 0000000007 Thread: 7(", 39), 0);
+	assert_non_null(strstr(buf, "\nProcessName: unknown\n"));
+	assert_non_null(
+		strstr(buf, "\nEvent: 0x0101 Time: 2024/01/01 00:00:00 000/002/000 Rc: "
+			    "0x00000000000000\n"
+			    "ClientAP: 0.0.0.0 0 - 0x0000000000000000\n"
+			    "RootAP: 192.168.1.2 0000000007 - 0x0000000000000000\n"
+			    "SendSCD: **** **** ReceiveSCD: **** ****\n"
+			    "INT: libwork.so.1 OPR: work Lookup: ****\n"
+			    "Offset +0 +1 +2 +3 +4 +5 +6 +7 +8 +9 +a +b +c +d +e +f "
+			    "0123456789abcdef\n"
+			    "000000 00 00 00 00 65 92 00 80 00 00 00 00 00 00 00 01 ....e...."
+			    ".......\n"
+			    "000010 00 00 00 00 00 00 00 01                         ........\n\n"));
+	free(buf);
+
+	/* bad host addresses */
+	po.host_ip = "not-an-ip";
+	assert_null(bc_prf_sink_new(stdout, &po));
+	po.host_ip = NULL;
+	s = bc_prf_sink_new(stdout, &po);
+	assert_non_null(s);
+	assert_int_equal(bc_prf_sink_set_host_ip(s, "1.2.3"), -EINVAL);
+	assert_int_equal(bc_prf_sink_set_host_ip(s, NULL), 0);
+	bc_sink_destroy(s);
+}
+
+/* A CSV sink given nothing still writes its header; every record has 20 fields. */
+static void empty_and_many(void **state)
+{
+	struct bc_prf_opts po;
+	struct out o;
+
+	(void)state;
+	bc_prf_opts_init(&po);
+	open_out(&o, &po, 1);
+	/* many threads and deep stacks: the tables grow */
+	for (uint32_t t = 2; t < 600; t++)
+		for (uint64_t d = 1; d <= 3; d++)
+			entry(&o, 1, t, d, 1000 * t + d, (uint32_t)(d % 2), (uint32_t)d - 1);
+	bc_sink_end(o.sink, NULL);
+	bc_sink_destroy(o.sink);
+	fclose(o.f);
+	/* 598 threads x 3 entries + 3 unfinished returns each, + the header */
+	{
+		size_t lines = 0;
+
+		for (char *p = o.buf; *p; p++)
+			lines += *p == '\n';
+		assert_int_equal(lines, 1 + 598 * 6);
+	}
+	free(o.buf);
+
+	open_out(&o, &po, 0);
+	close_out(&o, 0);
+	assert_int_equal(o.n, 0);
+	assert_string_equal(o.header, bc_prf_csv_header(BC_PRF_LAYOUT_HITACHI));
+	free_out(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_session),	  cmocka_unit_test(depths),
+		cmocka_unit_test(reuse_and_exec), cmocka_unit_test(dump_and_layouts),
+		cmocka_unit_test(empty_and_many),
+	};
+
+	setenv("TZ", "UTC0", 1);
+	tzset();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PRF sink: every event of the model as a PRF record (docs/prf.md).
+ *
+ * Per thread it keeps what the fields need beyond the record itself: the
+ * hash (fixed when the thread is first known), the last serial number (a
+ * jump is written as an ErrRec before the next record), and the functions
+ * still open (their returns, if they never come, are written as ErrRec when
+ * the thread exits or execs, or at the end).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpfcollect/capture_fmt.h"
+#include "bpfcollect/prf.h"
+#include "bpfcollect/sysdecode.h"
+
+/* A function entry whose return has not been seen yet. */
+struct prf_frame {
+	uint64_t entry_ktime;
+	uint64_t seq;	/* of the entry record */
+	uint32_t depth; /* BPF's frame index (the entry record's depth) */
+	uint32_t name;	/* index into the sink's names */
+};
+
+struct prf_thread {
+	uint32_t tid; /* 0: free slot */
+	uint32_t pid;
+	uint32_t hash;
+	bool dead;	      /* its exit record was seen */
+	uint64_t last_seq;    /* 0: no record seen yet */
+	uint64_t gap_seq;     /* the first record after the latest gap, 0: none */
+	uint64_t confirm_seq; /* the last function record: its depth confirmed the frames below */
+	char comm[BC_COMM_LEN + 1]; /* for a leader (tid == pid): the process's name */
+	struct prf_frame *frames;
+	uint32_t depth, cap;
+};
+
+/* INT and OPR of open frames, interned: "INT\0OPR\0". */
+struct prf_name {
+	char *s;
+	size_t len;
+};
+
+struct prf_sink {
+	struct bc_sink base;
+	FILE *out;
+	struct bc_prf_opts o;
+	char *process_name; /* owned copies of the opts' strings */
+	bool have_ip;
+	uint32_t host_ip;
+	uint32_t root_pid;
+	int64_t wall_offset;
+	uint64_t last_ktime;
+	bool header_done;
+	struct prf_thread *threads;
+	size_t nthreads, tcap; /* tcap: power of 2 */
+	struct prf_name *names;
+	size_t nnames, ncap;
+	uint32_t *nslots; /* index + 1 into names, 0 empty */
+	size_t nslot_cap;
+	uint8_t opt[BC_PRF_OPT_MAX];
+	char text[2048];
+};
+
+static const char *const loss_opr[BC_LOSS_NR] = {"lost_func", "lost_syscall", "lost_proc"};
+
+/* ------------------------------------------------------------ tables */
+
+static size_t mix32(uint32_t x)
+{
+	return (size_t)(x * 2654435761u);
+}
+
+static struct prf_thread *thread_find(struct prf_sink *p, uint32_t tid)
+{
+	if (!p->tcap || !tid)
+		return NULL;
+	for (size_t i = mix32(tid) & (p->tcap - 1);; i = (i + 1) & (p->tcap - 1)) {
+		if (p->threads[i].tid == tid)
+			return &p->threads[i];
+		if (!p->threads[i].tid)
+			return NULL;
+	}
+}
+
+static struct prf_thread *thread_slot(struct prf_thread *v, size_t cap, uint32_t tid)
+{
+	size_t i = mix32(tid) & (cap - 1);
+
+	while (v[i].tid && v[i].tid != tid)
+		i = (i + 1) & (cap - 1);
+	return &v[i];
+}
+
+/* Resets the state of tid (a new thread, or the tid reused), creating it if needed. */
+static struct prf_thread *thread_new(struct prf_sink *p, uint32_t tid, uint32_t pid, uint64_t birth)
+{
+	struct prf_thread *t;
+
+	if ((p->nthreads + 1) * 2 > p->tcap) {
+		size_t cap = p->tcap ? p->tcap * 2 : 256;
+		struct prf_thread *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t i = 0; i < p->tcap; i++)
+			if (p->threads[i].tid)
+				*thread_slot(v, cap, p->threads[i].tid) = p->threads[i];
+		free(p->threads);
+		p->threads = v;
+		p->tcap = cap;
+	}
+	t = thread_slot(p->threads, p->tcap, tid);
+	if (!t->tid) {
+		p->nthreads++;
+		memset(t, 0, sizeof(*t));
+	}
+	t->tid = tid;
+	t->pid = pid;
+	t->hash = bc_prf_thread_hash(pid, tid, birth);
+	t->dead = false;
+	t->last_seq = 0;
+	t->gap_seq = 0;
+	t->confirm_seq = 0;
+	t->depth = 0;
+	t->comm[0] = '\0';
+	return t;
+}
+
+static int name_intern(struct prf_sink *p, const char *intf, const char *opr, uint32_t *idx)
+{
+	size_t a = strlen(intf), b = strlen(opr), len = a + b + 2;
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < a; i++)
+		h = (h ^ (uint8_t)intf[i]) * 16777619u;
+	h = (h ^ 0xff) * 16777619u;
+	for (i = 0; i < b; i++)
+		h = (h ^ (uint8_t)opr[i]) * 16777619u;
+	if ((p->nnames + 1) * 2 > p->nslot_cap) {
+		size_t cap = p->nslot_cap ? p->nslot_cap * 2 : 256;
+		uint32_t *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t k = 0; k < p->nslot_cap; k++) {
+			uint32_t e = p->nslots[k];
+			const struct prf_name *n;
+			uint32_t nh = 2166136261u;
+
+			if (!e)
+				continue;
+			n = &p->names[e - 1];
+			for (size_t j = 0; j < n->len; j++)
+				nh = (nh ^ (n->s[j] ? (uint8_t)n->s[j] : 0xff)) * 16777619u;
+			for (i = mix32(nh) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
+				;
+			v[i] = e;
+		}
+		free(p->nslots);
+		p->nslots = v;
+		p->nslot_cap = cap;
+	}
+	for (i = mix32(h) & (p->nslot_cap - 1); p->nslots[i]; i = (i + 1) & (p->nslot_cap - 1)) {
+		const struct prf_name *n = &p->names[p->nslots[i] - 1];
+
+		if (n->len == len - 1 && !memcmp(n->s, intf, a + 1) && !strcmp(n->s + a + 1, opr)) {
+			*idx = p->nslots[i] - 1;
+			return 0;
+		}
+	}
+	if (p->nnames == p->ncap) {
+		size_t cap = p->ncap ? p->ncap * 2 : 64;
+		struct prf_name *v = realloc(p->names, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->names = v;
+		p->ncap = cap;
+	}
+	char *s = malloc(len);
+
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, intf, a + 1);
+	memcpy(s + a + 1, opr, b + 1);
+	/* len counts the bytes hashed: both names and the NUL between them */
+	p->names[p->nnames] = (struct prf_name){.s = s, .len = len - 1};
+	p->nslots[i] = (uint32_t)++p->nnames;
+	*idx = (uint32_t)(p->nnames - 1);
+	return 0;
+}
+
+/* ----------------------------------------------------------- writing */
+
+static int64_t wall(const struct prf_sink *p, uint64_t ktime)
+{
+	return (int64_t)ktime + p->wall_offset;
+}
+
+/* --prf-name, else the leader's comm, else the comm the thread was created with. */
+static const char *process_name_of(struct prf_sink *p, uint32_t pid, const struct prf_thread *t)
+{
+	const struct prf_thread *leader;
+
+	if (p->process_name)
+		return p->process_name;
+	leader = thread_find(p, pid);
+	if (leader && leader->comm[0])
+		return leader->comm;
+	return t && t->comm[0] ? t->comm : "unknown";
+}
+
+static void write_header(struct prf_sink *p)
+{
+	if (p->header_done)
+		return;
+	p->header_done = true;
+	if (p->o.format == BC_PRF_CSV)
+		fprintf(p->out, "%s\n", bc_prf_csv_header(p->o.layout));
+}
+
+/* A record of thread t (NULL: pid/tid 0) with the sink's common fields filled in. */
+static int emit(struct prf_sink *p, const struct prf_thread *t, uint32_t pid, uint64_t trace,
+		unsigned int event, uint64_t ktime, uint64_t rc, bool err, const char *intf,
+		const char *opr, size_t opt_len)
+{
+	struct bc_prf_record r = {
+		.err = err,
+		.pid = t ? t->pid : pid,
+		.tid = t ? t->tid : 0,
+		.hash = t ? t->hash : 0,
+		.trace = trace,
+		.process_name = process_name_of(p, t ? t->pid : pid, t),
+		.event = event,
+		.wall_ns = wall(p, ktime),
+		.rc = rc,
+		.root = {.ip = p->host_ip, .pid = p->root_pid},
+		.intf = intf,
+		.opr = opr,
+		.opt = p->opt,
+		.opt_len = opt_len,
+	};
+
+	write_header(p);
+	return bc_prf_write(p->out, &p->o, &r);
+}
+
+/* Appends text after n bytes of OPT, up to BC_PRF_OPT_MAX; returns the new length. */
+static size_t opt_text(struct prf_sink *p, size_t n, const char *s, size_t len)
+{
+	if (len > BC_PRF_OPT_MAX - n)
+		len = BC_PRF_OPT_MAX - n;
+	memcpy(p->opt + n, s, len);
+	return n + len;
+}
+
+static size_t opt_entry_time(struct prf_sink *p, uint64_t entry_ktime)
+{
+	if (entry_ktime)
+		bc_prf_entry_time(p->opt, wall(p, entry_ktime));
+	else
+		memset(p->opt, 0, 16);
+	return 16;
+}
+
+/*
+ * Ends t's open frames of depth min_depth and more, innermost first: each
+ * one's return never came, written as an ErrRec at ktime. A frame entered
+ * before a gap that no later record confirmed may have returned in the gap:
+ * it goes silently (the gap's ErrRec stands for it). silent: all go so.
+ */
+static int close_frames(struct prf_sink *p, struct prf_thread *t, uint64_t ktime,
+			uint32_t min_depth, bool silent)
+{
+	int rc = 0;
+
+	while (t->depth && t->frames[t->depth - 1].depth >= min_depth && !rc) {
+		const struct prf_frame *f = &t->frames[--t->depth];
+		const char *intf = p->names[f->name].s;
+
+		if (silent || (f->seq < t->gap_seq && t->confirm_seq < t->gap_seq))
+			continue;
+		opt_entry_time(p, f->entry_ktime);
+		bc_prf_put_be64(p->opt + 16, 0);
+		rc = emit(p, t, 0, 0, BC_PRF_EV_FUNC_RETURN, ktime, BC_PRF_RC_NO_RETURN, true, intf,
+			  intf + strlen(intf) + 1, 24);
+	}
+	return rc;
+}
+
+/* INT and OPR of a function event; OPR is the whole name (its end matters to truncation). */
+static const char *func_names(const struct bc_event *ev, uint32_t func_id, char *buf, size_t buflen,
+			      const char **intf)
+{
+	const char *obj = ev->func ? ev->func->object : NULL, *slash;
+
+	*intf = "unknown";
+	if (obj && *obj) {
+		slash = strrchr(obj, '/');
+		*intf = slash && slash[1] ? slash + 1 : obj;
+	}
+	if (ev->func && ev->func->name)
+		return ev->func->name;
+	snprintf(buf, buflen, "func_%" PRIu32, func_id);
+	return buf;
+}
+
+static int func_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
+{
+	const struct bc_rec_head *h = ev->rec;
+	bool entry = h->kind == BC_REC_FUNC_ENTRY;
+	uint32_t func_id = entry ? ((const struct bc_rec_func_entry *)h)->func_id
+				 : ((const struct bc_rec_func_return *)h)->func_id;
+	const char *intf, *opr;
+	char buf[32];
+	size_t n = 0;
+	int len, rc;
+
+	opr = func_names(ev, func_id, buf, sizeof(buf), &intf);
+	/*
+	 * BPF's depth says which frames are open. Before an entry at depth d
+	 * every frame from d up has returned: the returns were lost. A return
+	 * at depth d ends frame d; frames above it were abandoned (longjmp,
+	 * exceptions), and all are when BPF had no entry time left.
+	 */
+	if (entry) {
+		rc = close_frames(p, t, h->ktime, h->depth, true);
+	} else {
+		const struct bc_rec_func_return *r = (const void *)h;
+
+		rc = close_frames(p, t, h->ktime, r->entry_ktime ? h->depth + 1 : 0, false);
+		if (!rc && r->entry_ktime && t->depth && t->frames[t->depth - 1].depth == h->depth)
+			t->depth--;
+	}
+	if (rc)
+		return rc;
+	if (h->seq)
+		t->confirm_seq = h->seq;
+	if (entry) {
+		uint32_t idx;
+
+		if (t->depth == t->cap) {
+			uint32_t cap = t->cap ? t->cap * 2 : 16;
+			struct prf_frame *v = realloc(t->frames, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			t->frames = v;
+			t->cap = cap;
+		}
+		rc = name_intern(p, intf, opr, &idx);
+		if (rc < 0)
+			return rc;
+		t->frames[t->depth++] = (struct prf_frame){h->ktime, h->seq, h->depth, idx};
+	} else {
+		const struct bc_rec_func_return *r = (const void *)h;
+
+		n = opt_entry_time(p, r->entry_ktime);
+		bc_prf_put_be64(p->opt + n, r->retval);
+		n += 8;
+	}
+	len = bc_format_func_captures(ev, " ", p->text, sizeof(p->text));
+	if (len > 0)
+		n = opt_text(p, n, p->text, strnlen(p->text, sizeof(p->text)));
+	if (!entry && !((const struct bc_rec_func_return *)h)->entry_ktime)
+		return emit(p, t, 0, h->seq, BC_PRF_EV_FUNC_RETURN, h->ktime, BC_PRF_RC_NO_ENTRY,
+			    true, intf, opr, n);
+	return emit(p, t, 0, h->seq, entry ? BC_PRF_EV_FUNC_ENTRY : BC_PRF_EV_FUNC_RETURN, h->ktime,
+		    0, false, intf, opr, n);
+}
+
+static bool child_return(const char *sys)
+{
+	return !strcmp(sys, "clone") || !strcmp(sys, "clone3") || !strcmp(sys, "fork") ||
+	       !strcmp(sys, "vfork");
+}
+
+static int sys_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
+{
+	const struct bc_rec_head *h = ev->rec;
+	char opr[32];
+	size_t n = 0;
+
+	if (h->kind == BC_REC_SYS_ENTER) {
+		const struct bc_rec_sys_enter *e = (const void *)h;
+
+		if (ev->sys_name)
+			snprintf(opr, sizeof(opr), "%s", ev->sys_name);
+		else
+			snprintf(opr, sizeof(opr), "syscall_%" PRIu32, e->nr);
+		if (bc_sys_format_enter(e, h->size, p->text, sizeof(p->text)) != -EINVAL)
+			n = opt_text(p, 0, p->text, strnlen(p->text, sizeof(p->text)));
+		return emit(p, t, 0, h->seq, BC_PRF_EV_SYS_ENTER, h->ktime, 0, false, "syscall",
+			    opr, n);
+	}
+	const struct bc_rec_sys_exit *x = (const void *)h;
+	uint64_t rc = bc_prf_sys_rc(x->ret);
+
+	if (ev->sys_name)
+		snprintf(opr, sizeof(opr), "%s", ev->sys_name);
+	else
+		snprintf(opr, sizeof(opr), "syscall_%" PRIu32, x->nr);
+	n = opt_entry_time(p, x->enter_ktime);
+	bc_prf_put_be64(p->opt + n, (uint64_t)x->ret);
+	n += 8;
+	/* A new thread or process returns from clone/fork it never entered: that is no repair. */
+	if (!rc && !x->enter_ktime && !(x->ret == 0 && child_return(opr)))
+		rc = BC_PRF_RC_NO_ENTRY;
+	return emit(p, t, 0, h->seq, BC_PRF_EV_SYS_EXIT, h->ktime, rc, rc != 0, "syscall", opr, n);
+}
+
+static int proc_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
+{
+	const struct bc_rec_head *h = ev->rec;
+	size_t n;
+	int rc;
+
+	switch (h->kind) {
+	case BC_REC_PROC_FORK:
+	case BC_REC_THREAD_START: {
+		const struct bc_rec_fork *f = (const void *)h;
+		bool fork = h->kind == BC_REC_PROC_FORK;
+		struct prf_thread *c;
+
+		bc_prf_put_be64(p->opt, f->child_pid);
+		bc_prf_put_be64(p->opt + 8, f->child_tid);
+		bc_prf_put_be64(p->opt + 16, f->clone_flags);
+		n = opt_text(p, 24, f->comm, strnlen(f->comm, sizeof(f->comm)));
+		rc = emit(p, t, 0, h->seq, fork ? BC_PRF_EV_PROC_FORK : BC_PRF_EV_THREAD_START,
+			  h->ktime, 0, false, "process", fork ? "fork" : "thread_start", n);
+		/* The child is known from now on: its hash is fixed here. */
+		if (f->child_tid) {
+			c = thread_new(p, f->child_tid, fork ? f->child_pid : h->pid, h->ktime);
+			if (!c)
+				return -ENOMEM;
+			snprintf(c->comm, sizeof(c->comm), "%.*s", (int)sizeof(f->comm), f->comm);
+		}
+		return rc;
+	}
+	case BC_REC_PROC_EXEC: {
+		const struct bc_rec_exec *x = (const void *)h;
+		struct prf_thread *leader;
+
+		/* The old image's calls never return. */
+		if ((rc = close_frames(p, t, h->ktime, 0, false)))
+			return rc;
+		leader = thread_find(p, h->pid);
+		if (leader)
+			snprintf(leader->comm, sizeof(leader->comm), "%.*s", (int)sizeof(x->comm),
+				 x->comm);
+		n = opt_text(p, 0, x->filename, strnlen(x->filename, x->filename_len));
+		return emit(p, t, 0, h->seq, BC_PRF_EV_PROC_EXEC, h->ktime, 0, false, "process",
+			    "exec", n);
+	}
+	default: {
+		const struct bc_rec_exit *x = (const void *)h;
+		bool proc = h->kind == BC_REC_PROC_EXIT;
+
+		if ((rc = close_frames(p, t, h->ktime, 0, false)))
+			return rc;
+		if (h->tid == h->pid && !t->comm[0])
+			snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(x->comm), x->comm);
+		bc_prf_put_be64(p->opt, (uint64_t)(int64_t)x->exit_code);
+		bc_prf_put_be64(p->opt + 8, x->sum_exec);
+		n = opt_text(p, 16, x->comm, strnlen(x->comm, sizeof(x->comm)));
+		t->dead = true;
+		return emit(p, t, 0, h->seq, proc ? BC_PRF_EV_PROC_EXIT : BC_PRF_EV_THREAD_EXIT,
+			    h->ktime, 0, false, "process", proc ? "exit" : "thread_exit", n);
+	}
+	}
+}
+
+static int lost_event(struct prf_sink *p, const struct bc_rec_head *h)
+{
+	const struct bc_rec_lost *l = (const void *)h;
+	const char *opr = l->loss_class < BC_LOSS_NR ? loss_opr[l->loss_class] : "lost";
+
+	bc_prf_put_be64(p->opt, l->count);
+	bc_prf_put_be64(p->opt + 8, ((uint64_t)l->loss_class << 32) | l->cpu);
+	return emit(p, NULL, h->pid, h->seq, BC_PRF_EV_LOST_RING, h->ktime, BC_PRF_RC_LOST, true,
+		    "agent", opr, 16);
+}
+
+/*
+ * The thread state for a record: created when first seen; reset when the
+ * serial number goes back (a new thread with a reused tid); after an exec
+ * by a non-leader thread, the exec'ing thread's state moves to its new tid.
+ */
+static struct prf_thread *thread_of(struct prf_sink *p, const struct bc_rec_head *h)
+{
+	struct prf_thread *t;
+
+	if (h->kind == BC_REC_PROC_EXEC) {
+		uint32_t old = ((const struct bc_rec_exec *)h)->old_tid;
+		struct prf_thread *o = old && old != h->tid ? thread_find(p, old) : NULL;
+
+		if (o) {
+			struct prf_thread keep = *o;
+
+			o->dead = true;
+			o->depth = 0;
+			o->frames = NULL;
+			o->cap = 0;
+			t = thread_find(p, h->tid);
+			if (t) {
+				free(t->frames);
+				memcpy(keep.comm, t->comm, sizeof(keep.comm));
+			} else if (!(t = thread_new(p, h->tid, h->pid, h->ktime))) {
+				free(keep.frames);
+				return NULL;
+			}
+			keep.tid = h->tid;
+			keep.pid = h->pid;
+			*t = keep;
+			return t;
+		}
+	}
+	t = thread_find(p, h->tid);
+	if (t && t->pid == h->pid && (!h->seq || !t->last_seq || h->seq > t->last_seq))
+		return t;
+	if (t && t->pid == h->pid) {
+		/* The same process: its name stays. */
+		char comm[sizeof(t->comm)];
+
+		memcpy(comm, t->comm, sizeof(comm));
+		t = thread_new(p, h->tid, h->pid, h->ktime);
+		if (t)
+			memcpy(t->comm, comm, sizeof(comm));
+		return t;
+	}
+	return thread_new(p, h->tid, h->pid, h->ktime);
+}
+
+/* ---------------------------------------------------------------- ops */
+
+static int prf_begin(struct bc_sink *s, const struct bc_session *sess)
+{
+	struct prf_sink *p = (struct prf_sink *)s;
+	struct prf_thread *t;
+
+	p->root_pid = sess->root_pid;
+	p->wall_offset = sess->wall_offset_ns;
+	if (!p->have_ip) {
+		p->host_ip = bc_prf_host_ip();
+		p->have_ip = true;
+	}
+	if (sess->root_pid && !thread_find(p, sess->root_pid)) {
+		const char *cmd = sess->argv && sess->argv[0] ? sess->argv[0] : "";
+		const char *base = strrchr(cmd, '/');
+
+		t = thread_new(p, sess->root_pid, sess->root_pid, sess->start_ktime);
+		if (!t)
+			return -ENOMEM;
+		/* What the kernel makes the comm of an exec'd file: its basename, cut at 15. */
+		snprintf(t->comm, sizeof(t->comm), "%.*s", BC_COMM_LEN - 1, base ? base + 1 : cmd);
+	}
+	write_header(p);
+	return ferror(p->out) ? -EIO : 0;
+}
+
+static int prf_event(struct bc_sink *s, const struct bc_event *ev)
+{
+	struct prf_sink *p = (struct prf_sink *)s;
+	const struct bc_rec_head *h = ev->rec;
+	struct prf_thread *t;
+	int rc;
+
+	if (h->ktime > p->last_ktime)
+		p->last_ktime = h->ktime;
+	if (h->kind == BC_REC_LOST)
+		return lost_event(p, h);
+	if (h->kind == BC_REC_MMAP || h->kind == BC_REC_MUNMAP)
+		return 0; /* mappings are not events (the mapping op; PRF has no use for them) */
+	t = thread_of(p, h);
+	if (!t)
+		return -ENOMEM;
+	if (h->seq && t->last_seq && h->seq > t->last_seq + 1) {
+		/* The records in between were lost: one ErrRec, at the first missing number. */
+		bc_prf_put_be64(p->opt, h->seq - t->last_seq - 1);
+		rc = emit(p, t, 0, t->last_seq + 1, BC_PRF_EV_LOST_GAP, h->ktime, BC_PRF_RC_LOST,
+			  true, "agent", "lost", 8);
+		if (rc)
+			return rc;
+		t->gap_seq = h->seq;
+	}
+	if (h->seq)
+		t->last_seq = h->seq;
+	switch (h->kind) {
+	case BC_REC_FUNC_ENTRY:
+	case BC_REC_FUNC_RETURN:
+		return func_event(p, t, ev);
+	case BC_REC_SYS_ENTER:
+	case BC_REC_SYS_EXIT:
+		return sys_event(p, t, ev);
+	case BC_REC_PROC_FORK:
+	case BC_REC_THREAD_START:
+	case BC_REC_PROC_EXEC:
+	case BC_REC_THREAD_EXIT:
+	case BC_REC_PROC_EXIT:
+		return proc_event(p, t, ev);
+	default: {
+		char opr[32];
+		size_t n = h->size < BC_PRF_OPT_MAX ? h->size : BC_PRF_OPT_MAX;
+
+		snprintf(opr, sizeof(opr), "kind_0x%x", h->kind);
+		memcpy(p->opt, h, n);
+		return emit(p, t, 0, h->seq, BC_PRF_EV_UNKNOWN, h->ktime, BC_PRF_RC_UNKNOWN, true,
+			    "agent", opr, n);
+	}
+	}
+}
+
+static int prf_flush(struct bc_sink *s)
+{
+	return fflush(((struct prf_sink *)s)->out) ? -EIO : 0;
+}
+
+static int prf_end(struct bc_sink *s, const struct bc_session_end *end)
+{
+	struct prf_sink *p = (struct prf_sink *)s;
+	uint64_t when = end && end->end_ktime ? end->end_ktime : p->last_ktime;
+	int rc = 0;
+
+	/* Calls still open when the trace ended: their returns were never seen. */
+	for (size_t i = 0; i < p->tcap && !rc; i++)
+		if (p->threads[i].tid && !p->threads[i].dead)
+			rc = close_frames(p, &p->threads[i], when, 0, false);
+	write_header(p);
+	if (fflush(p->out) || ferror(p->out))
+		return -EIO;
+	return rc;
+}
+
+static void prf_destroy(struct bc_sink *s)
+{
+	struct prf_sink *p = (struct prf_sink *)s;
+
+	for (size_t i = 0; i < p->tcap; i++)
+		free(p->threads[i].frames);
+	free(p->threads);
+	for (size_t i = 0; i < p->nnames; i++)
+		free(p->names[i].s);
+	free(p->names);
+	free(p->nslots);
+	free(p->process_name);
+	free(p);
+}
+
+static const struct bc_sink_ops prf_ops = {
+	.name = "prf",
+	.begin = prf_begin,
+	.event = prf_event,
+	.end = prf_end,
+	.flush = prf_flush,
+	.destroy = prf_destroy,
+};
+
+int bc_prf_sink_set_host_ip(struct bc_sink *s, const char *ip)
+{
+	struct prf_sink *p = (struct prf_sink *)s;
+	uint32_t a;
+
+	if (!s || s->ops != &prf_ops)
+		return -EINVAL;
+	if (!ip) {
+		p->host_ip = bc_prf_host_ip();
+	} else {
+		if (bc_prf_parse_ip(ip, &a) < 0)
+			return -EINVAL;
+		p->host_ip = a;
+	}
+	p->have_ip = true;
+	return 0;
+}
+
+struct bc_sink *bc_prf_sink_new(FILE *out, const struct bc_prf_opts *o)
+{
+	struct prf_sink *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->base.ops = &prf_ops;
+	p->out = out;
+	if (o)
+		p->o = *o;
+	else
+		bc_prf_opts_init(&p->o);
+	if (p->o.process_name && !(p->process_name = strdup(p->o.process_name))) {
+		free(p);
+		return NULL;
+	}
+	p->o.process_name = NULL;
+	if (p->o.host_ip && bc_prf_sink_set_host_ip(&p->base, p->o.host_ip) < 0) {
+		free(p->process_name);
+		free(p);
+		return NULL;
+	}
+	p->o.host_ip = NULL;
+	return &p->base;
+}

@@ -35,10 +35,12 @@
 #include "bpfcollect/model.h"
 #include "bpfcollect/probeable.h"
 #include "bpfcollect/mapset.h"
+#include "bpfcollect/outputs.h"
 #include "bpfcollect/overview.h"
 #include "bpfcollect/archive.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/symbols.h"
+#include "bpfcollect/syscall_filter.h"
 #include "bpfcollect/syscall_table.h"
 #include "bpfcollect/syscalls.h"
 #include "bpfcollect/uprobe_multi.h"
@@ -301,93 +303,6 @@ static int emit_lost_records(struct recorder *r, uint64_t ktime)
 	return rc;
 }
 
-/* Path arguments of the syscalls recorded are captured as strings at entry. */
-static int set_syscall_captures(struct recorder *r, char *err, size_t errlen)
-{
-	int filter_fd = bpf_map__fd(r->skel->maps.syscall_filter);
-	int fd = bpf_map__fd(r->skel->maps.syscall_captures);
-
-	for (uint32_t nr = 0; nr < BC_SYSCALL_MAX; nr++) {
-		unsigned int mask = bc_syscall_path_args(nr);
-		struct bc_capture_spec spec = {0};
-		uint8_t on = 0;
-
-		if (!mask || bpf_map_lookup_elem(filter_fd, &nr, &on) < 0 || !on)
-			continue;
-		for (uint8_t i = 0; i < BC_MAX_ARG_REGS; i++) {
-			if (!(mask & (1U << i)))
-				continue;
-			spec.items[spec.n_entry++] = (struct bc_capture_item_spec){
-				.source = BC_SRC_ARG,
-				.index = i,
-				.type = BC_CAP_STR,
-				.fmt = BC_FMT_STR,
-				.size = 8,
-				.len_arg = BC_LEN_FIXED,
-				.max_len = (uint16_t)r->opts->string_size,
-			};
-		}
-		if (bpf_map_update_elem(fd, &nr, &spec, BPF_ANY) < 0) {
-			snprintf(err, errlen, "cannot set the syscall path captures: %s",
-				 strerror(errno));
-			return -errno;
-		}
-	}
-	return 0;
-}
-
-static int parse_syscall_list(struct recorder *r, char *err, size_t errlen)
-{
-	int fd = bpf_map__fd(r->skel->maps.syscall_filter);
-	const char *list = r->opts->syscall_list;
-	uint8_t on = 1;
-
-	if (!list) {
-		for (uint32_t nr = 0; nr < BC_SYSCALL_MAX; nr++) {
-			/*
-			 * uretprobe (335) and uprobe (336) are the tracer's own:
-			 * the kernel returns from every probed function through
-			 * them. Only an explicit list records them.
-			 */
-			if (nr == BC_SYSCALL_URETPROBE || nr == BC_SYSCALL_UPROBE)
-				continue;
-			if (bpf_map_update_elem(fd, &nr, &on, BPF_ANY) < 0)
-				goto fail;
-		}
-		return 0;
-	}
-	char *copy = strdup(list), *save = NULL;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long nr = strtol(tok, &end, 10);
-
-		if (*end || end == tok)
-			nr = bc_syscall_nr(tok);
-		if (nr < 0 || nr >= BC_SYSCALL_MAX) {
-			snprintf(err, errlen,
-				 "--syscalls: unknown syscall '%s' (use names like openat or "
-				 "numbers below %d)",
-				 tok, BC_SYSCALL_MAX);
-			free(copy);
-			return -EINVAL;
-		}
-		uint32_t key = (uint32_t)nr;
-
-		if (bpf_map_update_elem(fd, &key, &on, BPF_ANY) < 0) {
-			free(copy);
-			goto fail;
-		}
-	}
-	free(copy);
-	return 0;
-fail:
-	snprintf(err, errlen, "cannot set the syscall filter: %s", strerror(errno));
-	return -errno;
-}
-
 static void print_status(struct recorder *r, uint64_t *last_events, uint64_t *last_ns)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC), lost[BC_LOSS_NR], total_lost = 0;
@@ -558,10 +473,10 @@ static int setup_bpf(struct recorder *r, char *err, size_t errlen)
 		return rc;
 	}
 	if (r->opts->syscalls) {
-		rc = parse_syscall_list(r, err, errlen);
-		if (rc < 0)
-			return rc;
-		rc = set_syscall_captures(r, err, errlen);
+		rc = bc_syscall_filter_set(bpf_map__fd(r->skel->maps.syscall_filter),
+					   bpf_map__fd(r->skel->maps.syscall_captures),
+					   r->opts->syscall_list, r->opts->string_size, err,
+					   errlen);
 		if (rc < 0)
 			return rc;
 	}
@@ -638,7 +553,9 @@ int bc_cmd_record(int argc, char **argv)
 {
 	struct bc_record_opts opts = {0};
 	struct recorder r = {.opts = &opts, .child = {.release_fd = -1, .error_fd = -1}};
-	char err[PATH_MAX + 512] = "", exe[PATH_MAX], exp_path[PATH_MAX], cwd[PATH_MAX];
+	char err[PATH_MAX + 512] = "", exe[PATH_MAX], cwd[PATH_MAX];
+	struct bc_outputs outputs = {0};
+	const char *exp_path = "";
 	sigset_t block, old_mask;
 	int rc, sigfd = -1, exit_code = 1;
 
@@ -720,17 +637,12 @@ int bc_cmd_record(int argc, char **argv)
 	rc = setup_bpf(&r, err, sizeof(err));
 	if (rc < 0)
 		goto fail;
-	/* Nothing runs traced before the release: the experiment can come last. */
-	rc = bc_exp_create(opts.exp_dir, opts.exp_name, exp_path, sizeof(exp_path), err,
-			   sizeof(err));
+	/* Nothing runs traced before the release: the outputs can come last. */
+	rc = bc_outputs_open(&outputs, &opts, err, sizeof(err));
 	if (rc < 0)
 		goto fail;
-	r.sink = bc_er_tree_sink_new(exp_path, err, sizeof(err));
-	if (!r.sink)
-		goto fail;
-	if (opts.n_comments &&
-	    bc_notes_write(exp_path, opts.comments, opts.n_comments, err, sizeof(err)) < 0)
-		goto fail;
+	r.sink = outputs.sink;
+	exp_path = bc_outputs_name(&outputs);
 
 	struct bc_session sess = {
 		.argv = opts.argv,
@@ -793,7 +705,7 @@ int bc_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	/* Copies of the binaries, so the experiment outlives them (collect's -A on). */
-	if (opts.archive) {
+	if (opts.archive && outputs.exp_path[0]) {
 		struct bc_archive_report arep = {0};
 
 		if (bc_archive_experiment(exp_path, &arep, err, sizeof(err)) < 0)
@@ -834,7 +746,11 @@ out:
 	bc_detach_functions(&r.att);
 	ring_buffer__free(r.ring);
 	collect_bpf__destroy(r.skel);
-	bc_sink_destroy(r.sink);
+	r.sink = NULL;
+	if (bc_outputs_close(&outputs) < 0 && exit_code == 0) {
+		bc_error("cannot write %s: %s", exp_path, strerror(errno));
+		exit_code = 1;
+	}
 	bc_mapset_free(&r.maps);
 	bc_functab_free(&r.funcs);
 	bc_live_free(&r.live);

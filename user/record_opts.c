@@ -35,6 +35,12 @@ const char bc_record_usage[] =
 	"  -C COMMENT         a comment for the experiment's notes (repeatable)\n"
 	"  -A on|off          copy the programs and libraries it maps into the\n"
 	"                     experiment's archives/ at the end (default on)\n"
+	"  -f er|prf-csv|prf-dump  outputs (repeatable; default er). With PRF\n"
+	"                     alone, -o names the PRF file (- or none: stdout);\n"
+	"                     with an experiment too, the PRF file is NAME.csv or\n"
+	"                     NAME.dump beside NAME.er\n"
+	"  --utc, --prf-layout=hitachi|cosminexus, --prf-name=NAME,\n"
+	"  --prf-truncate=first|middle|last   PRF options (docs/prf.md)\n"
 	"  --bufsize=MIB      ring buffer size in MiB, power of two (default 8)\n"
 	"  --no-uprobe-multi  attach one perf uprobe per function even where the\n"
 	"                     kernel has uprobe_multi links (slow to detach)\n"
@@ -49,6 +55,10 @@ enum {
 	OPT_ARG,
 	OPT_RETVAL,
 	OPT_STRING_SIZE,
+	OPT_UTC,
+	OPT_PRF_LAYOUT,
+	OPT_PRF_NAME,
+	OPT_PRF_TRUNCATE,
 };
 
 static const struct option longopts[] = {
@@ -58,6 +68,10 @@ static const struct option longopts[] = {
 	{"arg", required_argument, NULL, OPT_ARG},
 	{"retval", required_argument, NULL, OPT_RETVAL},
 	{"string-size", required_argument, NULL, OPT_STRING_SIZE},
+	{"utc", no_argument, NULL, OPT_UTC},
+	{"prf-layout", required_argument, NULL, OPT_PRF_LAYOUT},
+	{"prf-name", required_argument, NULL, OPT_PRF_NAME},
+	{"prf-truncate", required_argument, NULL, OPT_PRF_TRUNCATE},
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -81,6 +95,7 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 	o->string_size = BC_STRLEN_DEFAULT;
 	o->sample_ms = 1000;
 	o->archive = true;
+	bc_prf_opts_init(&o->prf);
 	o->specs = calloc((size_t)argc + 1, sizeof(*o->specs));
 	o->arg_specs = calloc((size_t)argc + 1, sizeof(*o->arg_specs));
 	o->ret_specs = calloc((size_t)argc + 1, sizeof(*o->ret_specs));
@@ -89,7 +104,7 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		return bad(err, errlen, "%s", "out of memory");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->exp_name = optarg;
@@ -172,6 +187,27 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		case 'C':
 			o->comments[o->n_comments++] = optarg;
 			break;
+		case 'f':
+			if (!strcmp(optarg, "er"))
+				o->outputs |= BC_OUT_ER;
+			else if (!strcmp(optarg, "prf-csv"))
+				o->outputs |= BC_OUT_PRF_CSV;
+			else if (!strcmp(optarg, "prf-dump"))
+				o->outputs |= BC_OUT_PRF_DUMP;
+			else
+				return bad(err, errlen,
+					   "-f takes er, prf-csv or prf-dump, not '%s'", optarg);
+			break;
+		case OPT_UTC:
+		case OPT_PRF_LAYOUT:
+		case OPT_PRF_NAME:
+		case OPT_PRF_TRUNCATE: {
+			const char *names[] = {"utc", "prf-layout", "prf-name", "prf-truncate"};
+
+			if (bc_prf_opt_parse(&o->prf, names[c - OPT_UTC], optarg, err, errlen) < 0)
+				return -EINVAL;
+			break;
+		}
 		case 'A':
 			if (strcmp(optarg, "on") && strcmp(optarg, "off") && strcmp(optarg, "copy"))
 				return bad(err, errlen, "-A takes on, off or copy, not '%s'",
@@ -195,6 +231,8 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 				   argv[optind - 1]);
 		}
 	}
+	if (!o->outputs)
+		o->outputs = BC_OUT_ER;
 	if (optind >= argc)
 		return bad(err, errlen, "%s",
 			   "record: no command given; usage: bpfcollect record [OPTIONS] -- CMD "

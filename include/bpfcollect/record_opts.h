@@ -7,6 +7,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "bpfcollect/prf.h"
+
+/* -f: the outputs of a recording */
+#define BC_OUT_ER	1
+#define BC_OUT_PRF_CSV	2
+#define BC_OUT_PRF_DUMP 4
+
 #define BC_DEFAULT_BUFSIZE_MIB 8
 
 struct bc_record_opts {
@@ -28,6 +35,8 @@ struct bc_record_opts {
 	unsigned int string_size; /* --string-size: default most bytes of a captured string */
 	unsigned int sample_ms;	  /* -S: overview sample interval, 0 = start and end only */
 	bool archive;		  /* -A on|off: copy the load objects into archives/ at the end */
+	unsigned int outputs;	  /* BC_OUT_*: -f, default BC_OUT_ER */
+	struct bc_prf_opts prf;	  /* --utc, --prf-layout, --prf-name, --prf-truncate */
 	const char **comments;	  /* -C, in order */
 	size_t n_comments;
 	char *const *argv;	 /* the command, NULL-terminated; points into argv */

@@ -504,8 +504,11 @@ test_bad_input() {
 	check "no experiment left behind by failed records" bash -c "! ls -d test.*.er 2>/dev/null | grep -q ."
 }
 
+# PRF records: their own file, the same helpers.
+. "$HERE/prf.sh"
+
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
-	demo naming lost args descendants experiment_files unprobeable bad_input; do
+	demo naming lost args descendants experiment_files prf unprobeable bad_input; do
 	want "$t" && "test_$t"
 done
 

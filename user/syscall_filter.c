@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "bpfcollect/capture.h"
+#include "bpfcollect/syscall_filter.h"
+#include "bpfcollect/syscall_table.h"
+#include "bpfcollect/syscalls.h"
+
+/* Path arguments of the syscalls recorded are captured as strings at entry. */
+static int set_captures(int filter_fd, int fd, unsigned int string_size, char *err, size_t errlen)
+{
+
+	for (uint32_t nr = 0; nr < BC_SYSCALL_MAX; nr++) {
+		unsigned int mask = bc_syscall_path_args(nr);
+		struct bc_capture_spec spec = {0};
+		uint8_t on = 0;
+
+		if (!mask || bpf_map_lookup_elem(filter_fd, &nr, &on) < 0 || !on)
+			continue;
+		for (uint8_t i = 0; i < BC_MAX_ARG_REGS; i++) {
+			if (!(mask & (1U << i)))
+				continue;
+			spec.items[spec.n_entry++] = (struct bc_capture_item_spec){
+				.source = BC_SRC_ARG,
+				.index = i,
+				.type = BC_CAP_STR,
+				.fmt = BC_FMT_STR,
+				.size = 8,
+				.len_arg = BC_LEN_FIXED,
+				.max_len = (uint16_t)string_size,
+			};
+		}
+		if (bpf_map_update_elem(fd, &nr, &spec, BPF_ANY) < 0) {
+			snprintf(err, errlen, "cannot set the syscall path captures: %s",
+				 strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+static int set_filter(int fd, const char *list, char *err, size_t errlen)
+{
+	uint8_t on = 1;
+
+	if (!list) {
+		for (uint32_t nr = 0; nr < BC_SYSCALL_MAX; nr++) {
+			/*
+			 * uretprobe (335) and uprobe (336) are the tracer's own:
+			 * the kernel returns from every probed function through
+			 * them. Only an explicit list records them.
+			 */
+			if (nr == BC_SYSCALL_URETPROBE || nr == BC_SYSCALL_UPROBE)
+				continue;
+			if (bpf_map_update_elem(fd, &nr, &on, BPF_ANY) < 0)
+				goto fail;
+		}
+		return 0;
+	}
+	char *copy = strdup(list), *save = NULL;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long nr = strtol(tok, &end, 10);
+
+		if (*end || end == tok)
+			nr = bc_syscall_nr(tok);
+		if (nr < 0 || nr >= BC_SYSCALL_MAX) {
+			snprintf(err, errlen,
+				 "--syscalls: unknown syscall '%s' (use names like openat or "
+				 "numbers below %d)",
+				 tok, BC_SYSCALL_MAX);
+			free(copy);
+			return -EINVAL;
+		}
+		uint32_t key = (uint32_t)nr;
+
+		if (bpf_map_update_elem(fd, &key, &on, BPF_ANY) < 0) {
+			free(copy);
+			goto fail;
+		}
+	}
+	free(copy);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot set the syscall filter: %s", strerror(errno));
+	return -errno;
+}
+
+int bc_syscall_filter_set(int filter_fd, int captures_fd, const char *list,
+			  unsigned int string_size, char *err, size_t errlen)
+{
+	int rc = set_filter(filter_fd, list, err, errlen);
+
+	return rc < 0 ? rc : set_captures(filter_fd, captures_fd, string_size, err, errlen);
+}

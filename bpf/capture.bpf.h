@@ -184,6 +184,8 @@ static __always_inline __u32 capture_items(struct scratch *s, __u32 off,
 					   const struct bc_capture_spec *spec, __u32 first, __u32 n,
 					   const __u64 *args, __u64 retval, const bool sleepable)
 {
+	const struct bc_capture_item_spec *is;
+
 	for (__u32 i = 0; i < BC_MAX_CAPTURES; i++) {
 		__u32 k = first + i;
 
@@ -196,8 +198,13 @@ static __always_inline __u32 capture_items(struct scratch *s, __u32 off,
 		 */
 		k &= BC_MAX_CAPTURES - 1;
 		asm volatile("" : "+r"(k));
-		off = capture_one(s, off, &spec->items[k & (BC_MAX_CAPTURES - 1)], k, args, retval,
-				  sleepable);
+		is = &spec->items[k & (BC_MAX_CAPTURES - 1)];
+		/* What the kernel writes (accept's peer) is read at exit, by the retry path. */
+		if (is->at_exit) {
+			s->faulted |= 1U << (is->index & 7);
+			continue;
+		}
+		off = capture_one(s, off, is, k, args, retval, sleepable);
 	}
 	return off;
 }

@@ -13,15 +13,56 @@
 #include "bpfcollect/syscalls.h"
 
 /* Path arguments of the syscalls recorded are captured as strings at entry. */
+/* x86-64 numbers of the socket calls whose peer address is captured */
+#define NR_CONNECT   42
+#define NR_ACCEPT    43
+#define NR_SENDTO    44
+#define NR_ACCEPT4   288
+#define SOCKADDR_MAX 128 /* sizeof(struct sockaddr_storage) */
+
+/*
+ * The peer address of a socket call, as a buffer: connect's and sendto's
+ * at entry (sized by their length argument), accept's at exit (the kernel
+ * writes it; sockaddr_in and the start of sockaddr_in6 fit in 28 bytes).
+ */
+static void socket_peer(uint32_t nr, struct bc_capture_spec *spec)
+{
+	struct bc_capture_item_spec it = {
+		.source = BC_SRC_ARG, .type = BC_CAP_BUF, .fmt = BC_FMT_BUF, .size = 8};
+
+	switch (nr) {
+	case NR_CONNECT:
+		it.index = 1;
+		it.len_arg = 2;
+		it.max_len = SOCKADDR_MAX;
+		break;
+	case NR_SENDTO:
+		it.index = 4;
+		it.len_arg = 5;
+		it.max_len = SOCKADDR_MAX;
+		break;
+	case NR_ACCEPT:
+	case NR_ACCEPT4:
+		it.index = 1;
+		it.len_arg = BC_LEN_FIXED;
+		it.max_len = 28;
+		it.at_exit = 1;
+		break;
+	default:
+		return;
+	}
+	if (spec->n_entry < BC_MAX_CAPTURES)
+		spec->items[spec->n_entry++] = it;
+}
+
 static int set_captures(int filter_fd, int fd, unsigned int string_size, char *err, size_t errlen)
 {
-
 	for (uint32_t nr = 0; nr < BC_SYSCALL_MAX; nr++) {
 		unsigned int mask = bc_syscall_path_args(nr);
 		struct bc_capture_spec spec = {0};
 		uint8_t on = 0;
 
-		if (!mask || bpf_map_lookup_elem(filter_fd, &nr, &on) < 0 || !on)
+		if (bpf_map_lookup_elem(filter_fd, &nr, &on) < 0 || !on)
 			continue;
 		for (uint8_t i = 0; i < BC_MAX_ARG_REGS; i++) {
 			if (!(mask & (1U << i)))
@@ -36,8 +77,11 @@ static int set_captures(int filter_fd, int fd, unsigned int string_size, char *e
 				.max_len = (uint16_t)string_size,
 			};
 		}
+		socket_peer(nr, &spec);
+		if (!spec.n_entry)
+			continue;
 		if (bpf_map_update_elem(fd, &nr, &spec, BPF_ANY) < 0) {
-			snprintf(err, errlen, "cannot set the syscall path captures: %s",
+			snprintf(err, errlen, "cannot set the syscall captures: %s",
 				 strerror(errno));
 			return -errno;
 		}

@@ -6,7 +6,10 @@
  * glibc's <sys/mman.h> for PROT_* and MAP_*, <signal.h> for the kernel's
  * realtime signal range.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -436,13 +439,46 @@ static void put_escaped(struct sbuf *b, const unsigned char *s, size_t n)
 	sb_putn(b, "\"", 1);
 }
 
-static void put_capture(struct sbuf *b, const struct argcap *c, __u64 val)
+/*
+ * A captured socket address, strace-style, when it is one we can read:
+ * {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("10.1.2.3")}.
+ */
+static bool put_sockaddr(struct sbuf *b, const struct argcap *c)
+{
+	char ip[INET6_ADDRSTRLEN];
+	sa_family_t family;
+
+	if (c->len < sizeof(family))
+		return false;
+	memcpy(&family, c->data, sizeof(family));
+	if (family == AF_INET && c->len >= sizeof(struct sockaddr_in)) {
+		struct sockaddr_in in;
+
+		memcpy(&in, c->data, sizeof(in));
+		inet_ntop(AF_INET, &in.sin_addr, ip, sizeof(ip));
+		sb_printf(b, "{sa_family=AF_INET, sin_port=htons(%u), sin_addr=inet_addr(\"%s\")}",
+			  ntohs(in.sin_port), ip);
+		return true;
+	}
+	if (family == AF_INET6 && c->len >= sizeof(struct sockaddr_in6)) {
+		struct sockaddr_in6 in6;
+
+		memcpy(&in6, c->data, sizeof(in6));
+		inet_ntop(AF_INET6, &in6.sin6_addr, ip, sizeof(ip));
+		sb_printf(b, "{sa_family=AF_INET6, sin6_port=htons(%u), sin6_addr=\"%s\"}",
+			  ntohs(in6.sin6_port), ip);
+		return true;
+	}
+	return false;
+}
+
+static void put_capture(struct sbuf *b, const struct argcap *c, __u64 val, const char *type)
 {
 	if (c->flags & BC_CAPF_NULL) {
 		sb_puts(b, "NULL");
 	} else if (c->flags & BC_CAPF_FAULT) {
 		sb_printf(b, "%#llx <fault>", (unsigned long long)val);
-	} else {
+	} else if (!(type && strstr(type, "sockaddr") && put_sockaddr(b, c))) {
 		put_escaped(b, c->data, c->len);
 		if (c->flags & BC_CAPF_TRUNCATED)
 			sb_puts(b, "...");
@@ -496,7 +532,7 @@ int bc_sys_format_enter(const struct bc_rec_sys_enter *rec, size_t rec_size, cha
 		/* A captured string or buffer stands for its pointer. */
 		if (caps[i].present &&
 		    (cls == BC_SARG_PATH || cls == BC_SARG_PTR || cls == BC_SARG_HEX))
-			put_capture(&b, &caps[i], rec->args[i]);
+			put_capture(&b, &caps[i], rec->args[i], a ? a->type : NULL);
 		else
 			put_arg(&b, rec->nr, cls, a ? a->type : NULL, a ? a->flags : 0,
 				rec->args[i]);

@@ -61,6 +61,8 @@ struct bc_capture_item_spec {
 	__u8 size;     /* integer width in bytes for rendering: 1, 2, 4, 8 */
 	__u8 len_arg;  /* BUF: 0-based index of the argument holding the length, or BC_LEN_FIXED */
 	__u16 max_len; /* STR, BUF: most bytes captured (1..BC_STRLEN_MAX) */
+	__u8 at_exit;  /* syscalls: read at exit (what the kernel wrote, e.g. accept's peer) */
+	__u8 pad;
 };
 
 /* Per function id (array map) and per syscall number. Items at entry come first. */

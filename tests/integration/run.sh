@@ -147,6 +147,15 @@ test_syscalls() {
 	check "--string-size cuts syscall paths too" grep -qF \
 		"call=openat(AT_FDCWD, \"/nonexiste\"..., O_RDONLY|O_CLOEXEC) = -1 ENOENT" \
 		<("$BC" report sys3.er events)
+	# Socket peers: connect's at entry, accept's at exit, decoded like strace.
+	if [ -x "$TGT/net" ]; then
+		"$BC" record -q -o net.er --syscalls=connect,accept,accept4 -u main -- "$TGT/net" >/dev/null 2>&1
+		"$BC" report net.er events >net.ev
+		check "connect's peer decoded" grep -q \
+			' sys_exit connect .*call=connect([0-9]*, {sa_family=AF_INET, sin_port=htons([0-9]*), sin_addr=inet_addr("127.0.0.1")}' net.ev
+		check "accept's peer read at exit and decoded" grep -qE \
+			' sys_exit accept4? .*call=accept4?\([0-9]+, \{sa_family=AF_INET, sin_port=htons\([0-9]+\), sin_addr=inet_addr\("127.0.0.1"\)\}' net.ev
+	fi
 	"$BC" record -o true.er --syscalls -- /bin/true >/dev/null 2>true.err
 	check_eq "stripped program with --syscalls: recorded" 0 $?
 	check "stripped program with --syscalls: says syscalls only" grep -q "syscalls only" true.err

@@ -19,7 +19,7 @@
 /* One expected item: source, index, type, fmt, size, len_arg, max_len. */
 #define I(src, idx, type, fmt, size, len_arg, max_len)                                             \
 	{                                                                                          \
-		BC_SRC_##src, idx, BC_CAP_##type, BC_FMT_##fmt, size, len_arg, max_len             \
+		BC_SRC_##src, idx, BC_CAP_##type, BC_FMT_##fmt, size, len_arg, max_len, 0, 0       \
 	}
 #define D64(src, idx) I(src, idx, INT, SIGNED, 8, FIX, 0)
 

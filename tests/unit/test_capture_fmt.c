@@ -66,7 +66,7 @@ static void escaping(void **state)
 static void integers_by_format(void **state)
 {
 	struct bc_cap_item item = {BC_SRC_ARG, 0, BC_CAP_INT, 0, 8, 0, 0};
-	struct bc_capture_item_spec spec = {BC_SRC_ARG, 0, BC_CAP_INT, BC_FMT_SIGNED, 4, 0, 0};
+	struct bc_capture_item_spec spec = {BC_SRC_ARG, 0, BC_CAP_INT, BC_FMT_SIGNED, 4, 0, 0, 0, 0};
 	uint64_t v = 0xffffffd6; /* int -42 with clear upper bits */
 	char out[64];
 

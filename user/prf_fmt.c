@@ -2,6 +2,7 @@
 /* PRF fields and records: the formatters behind the PRF sink (docs/prf.md). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bpfcollect/capture_fmt.h"
+#include "bpfcollect/containers.h"
 #include "bpfcollect/prf.h"
 
 /* ------------------------------------------------------------ options */
@@ -457,24 +460,6 @@ int bc_prf_write(FILE *out, const struct bc_prf_opts *o, const struct bc_prf_rec
 
 /* ------------------------------------------------------------ values */
 
-uint32_t bc_prf_thread_hash(uint32_t pid, uint32_t tid, uint64_t birth_ktime)
-{
-	uint8_t b[16];
-	uint32_t h = 2166136261u;
-
-	for (int i = 0; i < 4; i++) {
-		b[i] = (uint8_t)(pid >> (8 * i));
-		b[4 + i] = (uint8_t)(tid >> (8 * i));
-	}
-	for (int i = 0; i < 8; i++)
-		b[8 + i] = (uint8_t)(birth_ktime >> (8 * i));
-	for (size_t i = 0; i < sizeof(b); i++) {
-		h ^= b[i];
-		h *= 16777619u;
-	}
-	return h;
-}
-
 uint64_t bc_prf_sys_rc(int64_t ret)
 {
 	return ret < 0 && ret >= -4095 ? (uint64_t)-ret : 0;
@@ -484,18 +469,6 @@ void bc_prf_put_be64(uint8_t *p, uint64_t v)
 {
 	for (int i = 7; i >= 0; i--, v >>= 8)
 		p[i] = (uint8_t)v;
-}
-
-void bc_prf_entry_time(uint8_t out[16], int64_t wall_ns)
-{
-	int64_t sec = wall_ns / 1000000000, ns = wall_ns % 1000000000;
-
-	if (ns < 0) {
-		ns += 1000000000;
-		sec--;
-	}
-	bc_prf_put_be64(out, (uint64_t)sec);
-	bc_prf_put_be64(out + 8, (uint64_t)(ns / 1000));
 }
 
 int bc_prf_parse_ip(const char *s, uint32_t *ip)
@@ -527,4 +500,292 @@ uint32_t bc_prf_host_ip(void)
 	}
 	freeifaddrs(ifs);
 	return ip;
+}
+
+/* --------------------------------------------------- ClientAP: socket peers */
+
+bool bc_prf_sockaddr_ipv4(const uint8_t *sa, size_t len, uint32_t *ip, uint16_t *port)
+{
+	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff}; /* ::ffff:0:0/96 */
+	const size_t a6 = offsetof(struct sockaddr_in6, sin6_addr);
+	const uint8_t *a;
+	sa_family_t family;
+
+	if (!sa || len < sizeof(family))
+		return false;
+	memcpy(&family, sa, sizeof(family));
+	if (family == AF_INET && len >= sizeof(struct sockaddr_in))
+		a = sa + offsetof(struct sockaddr_in, sin_addr);
+	else if (family == AF_INET6 && len >= sizeof(struct sockaddr_in6) &&
+		 !memcmp(sa + a6, mapped, sizeof(mapped)))
+		a = sa + a6 + sizeof(mapped);
+	else
+		return false;
+	*port = (uint16_t)(sa[2] << 8 | sa[3]); /* sin_port, sin6_port: network order */
+	*ip = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
+	return true;
+}
+
+/* x86-64 numbers (the recording's) of the syscalls handled one by one */
+#define NR_CLOSE       3
+#define NR_DUP	       32
+#define NR_DUP2	       33
+#define NR_CONNECT     42
+#define NR_ACCEPT      43
+#define NR_SENDTO      44
+#define NR_FCNTL       72
+#define NR_ACCEPT4     288
+#define NR_DUP3	       292
+#define NR_CLOSE_RANGE 436
+#define CR_CLOEXEC     4 /* close_range's CLOSE_RANGE_CLOEXEC: nothing is closed */
+
+/*
+ * Syscalls whose arg1 is an fd, carrying its ClientAP: read, write, close, fstat, ioctl,
+ * pread64, pwrite64, readv, writev, dup, dup2, sendfile, connect, sendto..getsockopt, fcntl,
+ * splice, dup3, preadv, pwritev, recvmmsg, sendmmsg, preadv2, pwritev2.
+ */
+static const uint16_t sys_fd_arg[] = {0,  1,  3,  5,   16,  17,	 18,  19,  20,	32,  33,
+				      40, 42, 44, 45,  46,  47,	 48,  49,  50,	51,  52,
+				      54, 55, 72, 275, 292, 295, 296, 299, 307, 327, 328};
+/*
+ * Syscalls returning a new fd, which ends a binding of that number: open, socket, accept,
+ * creat, epoll_create, inotify_init, openat, signalfd, timerfd_create, eventfd, accept4,
+ * signalfd4, eventfd2, epoll_create1, inotify_init1, perf_event_open, fanotify_init,
+ * open_by_handle_at, memfd_create, userfaultfd, io_uring_setup, pidfd_open, openat2,
+ * pidfd_getfd. (dup, dup2, dup3 and fcntl F_DUPFD* give it the old fd's binding.)
+ */
+static const uint16_t sys_fd_new[] = {2,   41,	43,  85,  213, 253, 257, 282, 283, 284, 288, 289,
+				      290, 291, 294, 298, 300, 304, 319, 323, 425, 434, 437, 438};
+
+static bool sys_in(const uint16_t *v, size_t n, uint32_t nr)
+{
+	while (n--)
+		if (v[n] == nr)
+			return true;
+	return false;
+}
+
+/* An fd's peer (slots 0..MAXFD of a pid), a process's count, a thread's syscall. */
+#define PEER_MAXFD   0x7fffffffu
+#define PEER_PENDING 0xfffffffeu /* the syscall a thread (id: tid) is in */
+#define PEER_COUNTER 0xffffffffu /* the last connection number a process gave */
+
+/* What a syscall's exit does with its entry's peer. */
+enum { ACT_NONE, ACT_CONNECT, ACT_SENDTO, ACT_DUP };
+
+struct peer {
+	uint64_t key;	 /* id << 32 | slot */
+	uint64_t commno; /* the connection (0: none, released); COUNTER: the last one given */
+	uint32_t ip;	 /* the peer's, host order */
+	uint16_t port;
+	uint16_t act; /* PENDING: ACT_*, the syscall nr and the fd connect or sendto binds */
+	uint32_t nr;
+	int32_t fd;
+};
+
+struct bc_prf_peers {
+	struct bc_idmap map; /* key -> index into v; entries are emptied, never removed */
+	struct peer *v;
+	size_t n, cap;
+};
+
+enum { ADDR_NONE, ADDR_NULL, ADDR_OTHER, ADDR_IPV4 };
+
+/* The entry of (id, slot); a new one (empty) when add. NULL if none, or out of memory. */
+static struct peer *peer_at(struct bc_prf_peers *pp, uint32_t id, uint32_t slot, bool add)
+{
+	uint64_t key = (uint64_t)id << 32 | slot;
+	uint32_t *i = bc_idmap_find(&pp->map, key);
+
+	if (i || !add)
+		return i ? &pp->v[*i] : NULL;
+	if (BC_GROW(pp->v, pp->cap, pp->n + 1) ||
+	    bc_idmap_get_or_add(&pp->map, key, (uint32_t)pp->n, &i) < 0)
+		return NULL;
+	pp->v[pp->n] = (struct peer){.key = key, .fd = -1};
+	return &pp->v[pp->n++];
+}
+
+/* Empties the entries of id with slots lo..hi. */
+static void peer_drop(struct bc_prf_peers *pp, uint32_t id, uint32_t lo, uint32_t hi)
+{
+	struct peer *e = lo == hi ? peer_at(pp, id, lo, false) : NULL;
+
+	if (e)
+		e->commno = e->act = 0;
+	for (size_t i = 0; i < pp->n && lo != hi; i++)
+		if (pp->v[i].key >> 32 == id && (uint32_t)pp->v[i].key >= lo &&
+		    (uint32_t)pp->v[i].key <= hi)
+			pp->v[i].commno = pp->v[i].act = 0;
+}
+
+/* Binds fd of process pid to c's connection; none (0) releases the fd. */
+static int peer_bind(struct bc_prf_peers *pp, uint32_t pid, int64_t fd, const struct peer *c)
+{
+	struct peer *e;
+
+	if (fd < 0 || fd > PEER_MAXFD)
+		return 0;
+	if (!(e = peer_at(pp, pid, (uint32_t)fd, c->commno)))
+		return c->commno ? -ENOMEM : 0;
+	e->commno = c->commno;
+	e->ip = c->ip;
+	e->port = c->port;
+	return 0;
+}
+
+/* c gets the next connection number of process pid. */
+static int peer_number(struct bc_prf_peers *pp, uint32_t pid, struct peer *c)
+{
+	struct peer *n = peer_at(pp, pid, PEER_COUNTER, true);
+
+	if (!n)
+		return -ENOMEM;
+	c->commno = ++n->commno;
+	return 0;
+}
+
+/* The peer address item of argument index (0-based) of a syscall record, into c. */
+static int peer_item(const struct bc_rec_head *h, unsigned int index, struct peer *c)
+{
+	const struct bc_cap_item *item;
+	const uint8_t *data;
+	struct bc_cap_iter it;
+
+	bc_cap_iter_init(&it, h, h->size, bc_cap_fixed_size(h->kind));
+	while (bc_cap_iter_next(&it, &item, &data)) {
+		if (item->source != BC_SRC_ARG || item->index != index || item->type != BC_CAP_BUF)
+			continue;
+		if (item->flags & BC_CAPF_NULL)
+			return ADDR_NULL;
+		if (!(item->flags & BC_CAPF_FAULT) &&
+		    bc_prf_sockaddr_ipv4(data, item->len, &c->ip, &c->port))
+			return ADDR_IPV4;
+		return ADDR_OTHER;
+	}
+	return ADDR_NONE;
+}
+
+static int sys_enter(struct bc_prf_peers *pp, const struct bc_rec_sys_enter *e, struct peer *c)
+{
+	uint32_t pid = e->h.pid, nr = e->nr, fd = (uint32_t)e->args[0];
+	struct peer *p = fd <= PEER_MAXFD ? peer_at(pp, pid, fd, false) : NULL, b = {0};
+	int addr = ADDR_NONE, rc;
+
+	if (p)
+		b = *p;
+	if (nr == NR_CONNECT || nr == NR_SENDTO)
+		addr = peer_item(&e->h, nr == NR_CONNECT ? 1 : 4, c);
+	if (addr == ADDR_IPV4 && nr == NR_SENDTO && b.commno && b.ip == c->ip &&
+	    b.port == c->port) {
+		c->commno = b.commno; /* one more datagram to the fd's peer */
+	} else if (addr == ADDR_IPV4) {
+		if ((rc = peer_number(pp, pid, c)))
+			return rc;
+		c->act = nr == NR_CONNECT ? ACT_CONNECT : ACT_SENDTO;
+	} else if (addr == ADDR_OTHER || (addr == ADDR_NULL && nr == NR_CONNECT)) {
+		c->act = nr == NR_CONNECT ? ACT_CONNECT : ACT_NONE; /* connect releases the fd */
+	} else if (sys_in(sys_fd_arg, sizeof(sys_fd_arg) / sizeof(*sys_fd_arg), nr)) {
+		*c = b;
+		if (nr == NR_DUP || nr == NR_DUP2 || nr == NR_DUP3 ||
+		    (nr == NR_FCNTL && (e->args[1] == F_DUPFD || e->args[1] == F_DUPFD_CLOEXEC)))
+			c->act = ACT_DUP;
+	}
+	if (nr == NR_CLOSE && fd <= PEER_MAXFD)
+		peer_drop(pp, pid, fd, fd);
+	else if (nr == NR_CLOSE_RANGE && fd <= PEER_MAXFD && !(e->args[2] & CR_CLOEXEC))
+		peer_drop(pp, pid, fd, e->args[1] < PEER_MAXFD ? (uint32_t)e->args[1] : PEER_MAXFD);
+	/* what the exit needs */
+	p = peer_at(pp, e->h.tid, PEER_PENDING, c->commno || c->act);
+	if (!p)
+		return c->commno || c->act ? -ENOMEM : 0;
+	c->key = p->key;
+	c->nr = nr;
+	c->fd = fd <= PEER_MAXFD ? (int32_t)fd : -1;
+	*p = *c;
+	return 0;
+}
+
+static int sys_exit(struct bc_prf_peers *pp, const struct bc_rec_sys_exit *x, struct peer *c)
+{
+	struct peer *p = peer_at(pp, x->h.tid, PEER_PENDING, false);
+	uint32_t pid = x->h.pid;
+	int64_t ret = x->ret;
+	int rc = 0;
+
+	if (p && p->nr == x->nr && (p->commno || p->act))
+		*c = *p;
+	if (p)
+		p->commno = p->act = 0;
+	if (ret >= 0 && ret <= PEER_MAXFD &&
+	    sys_in(sys_fd_new, sizeof(sys_fd_new) / sizeof(*sys_fd_new), x->nr))
+		peer_drop(pp, pid, (uint32_t)ret, (uint32_t)ret);
+	if ((c->act == ACT_CONNECT && (ret == 0 || ret == -EINPROGRESS)) ||
+	    (c->act == ACT_SENDTO && ret >= 0))
+		rc = peer_bind(pp, pid, c->fd, c);
+	else if (c->act == ACT_DUP && ret >= 0)
+		rc = peer_bind(pp, pid, ret, c);
+	/* accept: the peer the kernel wrote; the new fd is bound to it */
+	if ((x->nr == NR_ACCEPT || x->nr == NR_ACCEPT4) && ret >= 0 &&
+	    peer_item(&x->h, 1, c) == ADDR_IPV4 && !(rc = peer_number(pp, pid, c)))
+		rc = peer_bind(pp, pid, ret, c);
+	return rc;
+}
+
+/* A new process inherits its parent's fds: their bindings, and the count goes on. */
+static int peer_fork(struct bc_prf_peers *pp, uint32_t parent, uint32_t child)
+{
+	if (!child || child == parent)
+		return 0;
+	peer_drop(pp, child, 0, PEER_COUNTER); /* of an earlier process with that pid */
+	for (size_t i = 0, n = pp->n; i < n; i++) {
+		struct peer e = pp->v[i], *d;
+
+		if (e.key >> 32 != parent || (uint32_t)e.key == PEER_PENDING || !e.commno)
+			continue;
+		if (!(d = peer_at(pp, child, (uint32_t)e.key, true)))
+			return -ENOMEM;
+		e.key = d->key;
+		*d = e;
+	}
+	return 0;
+}
+
+struct bc_prf_peers *bc_prf_peers_new(void)
+{
+	return calloc(1, sizeof(struct bc_prf_peers));
+}
+
+void bc_prf_peers_free(struct bc_prf_peers *pp)
+{
+	if (!pp)
+		return;
+	bc_idmap_free(&pp->map);
+	free(pp->v);
+	free(pp);
+}
+
+int bc_prf_peers_event(struct bc_prf_peers *pp, const struct bc_rec_head *h, struct bc_prf_ap *ap)
+{
+	struct peer c = {.fd = -1};
+	int rc = 0;
+
+	memset(ap, 0, sizeof(*ap));
+	if (h->kind == BC_REC_SYS_ENTER && h->size >= sizeof(struct bc_rec_sys_enter))
+		rc = sys_enter(pp, (const void *)h, &c);
+	else if (h->kind == BC_REC_SYS_EXIT && h->size >= sizeof(struct bc_rec_sys_exit))
+		rc = sys_exit(pp, (const void *)h, &c);
+	else if (h->kind == BC_REC_PROC_FORK && h->size >= sizeof(struct bc_rec_fork))
+		rc = peer_fork(pp, h->pid, ((const struct bc_rec_fork *)h)->child_pid);
+	else if (h->kind == BC_REC_PROC_EXEC && h->size >= sizeof(struct bc_rec_exec))
+		peer_drop(pp, ((const struct bc_rec_exec *)h)->old_tid, PEER_PENDING, PEER_PENDING);
+	else if (h->kind == BC_REC_PROC_EXIT)
+		peer_drop(pp, h->pid, 0, PEER_COUNTER);
+	if (h->kind == BC_REC_PROC_EXIT || h->kind == BC_REC_THREAD_EXIT)
+		peer_drop(pp, h->tid, PEER_PENDING, PEER_PENDING);
+	if (c.commno) {
+		ap->ip = c.ip;
+		ap->commno = c.commno;
+	}
+	return rc;
 }

@@ -62,6 +62,8 @@ struct prf_sink {
 	size_t nnames, ncap;
 	uint32_t *nslots; /* index + 1 into names, 0 empty */
 	size_t nslot_cap;
+	struct bc_prf_peers *peers; /* ClientAP of syscall records */
+	struct bc_prf_ap client;    /* of the next record emit writes */
 	uint8_t opt[BC_PRF_OPT_MAX];
 	char text[2048];
 };
@@ -69,6 +71,37 @@ struct prf_sink {
 static const char *const loss_opr[BC_LOSS_NR] = {"lost_func", "lost_syscall", "lost_proc"};
 
 /* ------------------------------------------------------------ tables */
+
+/* Field values (prf.h) that only the sink uses. */
+uint32_t bc_prf_thread_hash(uint32_t pid, uint32_t tid, uint64_t birth_ktime)
+{
+	uint8_t b[16];
+	uint32_t h = 2166136261u;
+
+	for (int i = 0; i < 4; i++) {
+		b[i] = (uint8_t)(pid >> (8 * i));
+		b[4 + i] = (uint8_t)(tid >> (8 * i));
+	}
+	for (int i = 0; i < 8; i++)
+		b[8 + i] = (uint8_t)(birth_ktime >> (8 * i));
+	for (size_t i = 0; i < sizeof(b); i++) {
+		h ^= b[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+void bc_prf_entry_time(uint8_t out[16], int64_t wall_ns)
+{
+	int64_t sec = wall_ns / 1000000000, ns = wall_ns % 1000000000;
+
+	if (ns < 0) {
+		ns += 1000000000;
+		sec--;
+	}
+	bc_prf_put_be64(out, (uint64_t)sec);
+	bc_prf_put_be64(out + 8, (uint64_t)(ns / 1000));
+}
 
 static size_t mix32(uint32_t x)
 {
@@ -240,6 +273,7 @@ static int emit(struct prf_sink *p, const struct prf_thread *t, uint32_t pid, ui
 		.event = event,
 		.wall_ns = wall(p, ktime),
 		.rc = rc,
+		.client = p->client,
 		.root = {.ip = p->host_ip, .pid = p->root_pid},
 		.intf = intf,
 		.opr = opr,
@@ -247,6 +281,7 @@ static int emit(struct prf_sink *p, const struct prf_thread *t, uint32_t pid, ui
 		.opt_len = opt_len,
 	};
 
+	memset(&p->client, 0, sizeof(p->client));
 	write_header(p);
 	return bc_prf_write(p->out, &p->o, &r);
 }
@@ -591,6 +626,8 @@ static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 	}
 	if (h->seq)
 		t->last_seq = h->seq;
+	if ((rc = bc_prf_peers_event(p->peers, h, &p->client)))
+		return rc;
 	switch (h->kind) {
 	case BC_REC_FUNC_ENTRY:
 	case BC_REC_FUNC_RETURN:
@@ -649,6 +686,7 @@ static void prf_destroy(struct bc_sink *s)
 	free(p->names);
 	free(p->nslots);
 	free(p->process_name);
+	bc_prf_peers_free(p->peers);
 	free(p);
 }
 
@@ -691,16 +729,14 @@ struct bc_sink *bc_prf_sink_new(FILE *out, const struct bc_prf_opts *o)
 		p->o = *o;
 	else
 		bc_prf_opts_init(&p->o);
-	if (p->o.process_name && !(p->process_name = strdup(p->o.process_name))) {
-		free(p);
+	if (!(p->peers = bc_prf_peers_new()) ||
+	    (p->o.process_name && !(p->process_name = strdup(p->o.process_name))) ||
+	    (p->o.host_ip && bc_prf_parse_ip(p->o.host_ip, &p->host_ip) < 0)) {
+		prf_destroy(&p->base);
 		return NULL;
 	}
-	p->o.process_name = NULL;
-	if (p->o.host_ip && bc_prf_sink_set_host_ip(&p->base, p->o.host_ip) < 0) {
-		free(p->process_name);
-		free(p);
-		return NULL;
-	}
+	p->have_ip = p->o.host_ip != NULL;
+	p->o.process_name = NULL; /* the caller's strings are not kept */
 	p->o.host_ip = NULL;
 	return &p->base;
 }

@@ -224,4 +224,34 @@ int bc_prf_parse_ip(const char *s, uint32_t *ip);
 /* This host's first non-loopback IPv4 address (host order), 0 if none. */
 uint32_t bc_prf_host_ip(void);
 
+/* ------------------------------------------------ ClientAP: socket peers */
+
+/*
+ * The IPv4 peer in len raw bytes of a struct sockaddr (untrusted): AF_INET
+ * of at least sizeof(struct sockaddr_in) bytes, or an IPv4-mapped AF_INET6
+ * address (::ffff:a.b.c.d) of at least sizeof(struct sockaddr_in6). ip and
+ * port in host order. false for anything else: other families, too short.
+ */
+bool bc_prf_sockaddr_ipv4(const uint8_t *sa, size_t len, uint32_t *ip, uint16_t *port);
+
+/*
+ * ClientAP of syscall records (docs/prf.md "ClientAP"): per process, the fds
+ * bound to an IPv4 peer by connect, accept/accept4 and sendto with a
+ * destination (their peer capture items), numbered 1, 2, 3... in the order
+ * they were made; per thread, the syscall in progress, so that its exit
+ * carries what its entry did.
+ */
+struct bc_prf_peers;
+
+struct bc_prf_peers *bc_prf_peers_new(void);
+void bc_prf_peers_free(struct bc_prf_peers *pp);
+
+/*
+ * Follows one record of h->size bytes, in the order of a thread's records:
+ * syscalls bind, use and release fds, a fork copies the parent's bindings
+ * to the child, a process exit drops its own. *ap is the record's ClientAP:
+ * zero but for syscall records on an IPv4 peer. 0, or -ENOMEM.
+ */
+int bc_prf_peers_event(struct bc_prf_peers *pp, const struct bc_rec_head *h, struct bc_prf_ap *ap);
+
 #endif /* BPFCOLLECT_PRF_H */

@@ -34,9 +34,10 @@ prf_tsv() {
 }
 
 # Every field of every record in the form DESIGN.md fixes; prints "ok" or the first bad line.
-# prf_fields_ok TSV NFIELDS
+# ClientAP must be zero, or with "clientap" an IPv4 peer with PID 0 and a connection number.
+# prf_fields_ok TSV NFIELDS [clientap]
 prf_fields_ok() {
-	awk -F'\t' -v nf="$2" '
+	awk -F'\t' -v nf="$2" -v ap="${3:-}" '
 	function bad(why) { print "line " NR + 1 ": " why ": " $0; exit 1 }
 	{
 		if (NF != nf) bad(NF " fields, not " nf)
@@ -51,7 +52,9 @@ prf_fields_ok() {
 		if (length($8) != 8 || $8 !~ /^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/) bad("Time")
 		if (length($9) != 11 || $9 !~ /^[0-9][0-9][0-9][/][0-9][0-9][0-9][/][0-9][0-9][0-9]$/) bad("sub-second")
 		if (length($10) != 16 || $10 !~ /^0x[0-9a-f]+$/) bad("Rc")
-		if ($11 != "0.0.0.0" || $12 != "0" || $13 != "0x0000000000000000") bad("ClientAP")
+		if (ap == "" && ($11 != "0.0.0.0" || $12 != "0" || $13 != "0x0000000000000000")) bad("ClientAP")
+		if ($11 !~ /^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$/ || $12 != "0" || length($13) != 18 || $13 !~ /^0x[0-9a-f]+$/ || \
+			(($11 == "0.0.0.0") != ($13 == "0x0000000000000000"))) bad("ClientAP")
 		if ($14 !~ /^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$/) bad("RootAP IP")
 		if (length($15) != 10 || $15 !~ /^[0-9]+$/) bad("RootAP PID")
 		if ($16 != "0x0000000000000000") bad("RootAP CommNo.")
@@ -112,6 +115,84 @@ prf_sum_opt() {
 	function hex(s,   i, v) { v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
 	$6 == e && $1 == "ErrRec" { n += hex(substr($19, 3, 16)) }
 	END { print n + 0 }' "$1"
+}
+
+# ClientAP of every record of tests/targets/net, from its report (REPORT) and docs/prf.md's
+# rules: connect binds the client's fd (connection 1), accept the server's end (2), sendto
+# with an address the UDP sender's (3); calls on a bound fd carry its ClientAP until close,
+# every other record is zero. Prints "ok N" (records checked) or the first that differs.
+prf_net_ok() { # prf_net_ok TSV REPORT
+	awk -F'\t' -v rep="$2" '
+	BEGIN {
+		while ((getline l < rep) > 0) {
+			split(l, w, " ")
+			if (w[1] == "client") cl = w[2]
+			if (w[1] == "conn") cn = w[2]
+			if (w[1] == "udp") us = w[2]
+		}
+		if (cl == "" || cn == "" || us == "") { print "no report in " rep; bad = 1; exit 1 }
+		split("read write close connect sendto recvfrom getsockname bind listen accept accept4 shutdown setsockopt getsockopt fcntl", c, " ")
+		for (i in c) fdcall[c[i]] = 1
+		zero = "0.0.0.0 0 0x0000000000000000"; peer = "127.0.0.1 0 0x000000000000000"
+	}
+	{
+		k = $2 " " $3; name = $18; got = $11 " " $12 " " $13; want = zero
+		if ($6 == "0x0200") {
+			fd = ""
+			if ((name in fdcall) && match($20, /^[a-z0-9_]+[(][0-9]+[,)]/)) {
+				fd = substr($20, 1, RLENGTH - 1); sub(/^[^(]*[(]/, "", fd)
+			}
+			if (name == "connect" && fd == cl) bound[fd] = peer 1
+			if (name == "sendto" && fd == us && !(fd in bound)) bound[fd] = peer 3
+			if (fd != "" && (fd in bound)) want = bound[fd]
+			if (name == "close") delete bound[fd]
+			pend[k] = want; pname[k] = name
+		} else if ($6 == "0x0201") {
+			if ((k in pend) && pname[k] == name) want = pend[k]
+			if ((name == "accept" || name == "accept4") && $1 == "Rec") want = bound[cn] = peer 2
+			delete pend[k]
+		}
+		n++
+		if (got != want) { print "record " NR ": ClientAP " got ", expected " want ": " $0; bad = 1; exit 1 }
+	}
+	END { if (!bad) print "ok " n + 0 }' "$1"
+}
+
+# Records of a syscall's entries or exits (EVENT) with their ClientAP: prf_ap TSV EVENT OPR
+prf_ap() {
+	awk -F'\t' -v e="$2" -v f="$3" '$6 == e && $18 == f { print $11, $12, $13 }' "$1" | sort | uniq -c | \
+		awk '{ $1 = $1; print }' | tr '\n' ';'
+}
+
+test_prf_clientap() {
+	echo "# PRF: ClientAP of socket syscalls (tests/targets/net: TCP and UDP on 127.0.0.1)"
+	local one=0x0000000000000001 two=0x0000000000000002 three=0x0000000000000003
+	"$BC" record -q -f er -f prf-csv -o prfnet.er --syscalls -u main -- "$TGT/net" >prfnet.out 2>prfnet.err
+	check_eq "record -f er -f prf-csv --syscalls exits 0" 0 $?
+	check "the target reports its sockets" grep -q '^udp ' prfnet.out
+	prf_tsv prfnet.csv >prfnet.tsv
+	check_eq "every field in its form, ClientAP zero or an IPv4 peer" ok "$(prf_fields_ok prfnet.tsv 20 clientap)"
+	check_eq "connect: entry and exit carry 127.0.0.1, PID 0, connection 1" \
+		"1 127.0.0.1 0 $one;1 127.0.0.1 0 $one;" \
+		"$(prf_ap prfnet.tsv 0x0200 connect)$(prf_ap prfnet.tsv 0x0201 connect)"
+	check_eq "accept: the entry is zero, the exit carries 127.0.0.1, connection 2" \
+		"1 0.0.0.0 0 0x0000000000000000;1 127.0.0.1 0 $two;" \
+		"$(prf_ap prfnet.tsv 0x0200 accept)$(prf_ap prfnet.tsv 0x0200 accept4)$(prf_ap prfnet.tsv 0x0201 accept)$(prf_ap prfnet.tsv 0x0201 accept4)"
+	local cfd
+	cfd=$(awk '$1 == "client" { print $2 }' prfnet.out)
+	check_eq "the write on the client's fd carries connection 1, entry and exit" \
+		"127.0.0.1 0 $one;127.0.0.1 0 $one;" \
+		"$(awk -F'\t' -v fd="$cfd" '$18 == "write" && $6 == "0x0200" && index($20, "write(" fd ",") == 1 { p = 1; print $11, $12, $13; next }
+			p && $18 == "write" && $6 == "0x0201" { print $11, $12, $13 } { p = 0 }' prfnet.tsv | tr '\n' ';')"
+	check_eq "send on the server's end carries 2; sendto with an address: two datagrams, one connection (3)" \
+		"1 127.0.0.1 0 $two;2 127.0.0.1 0 $three;1 127.0.0.1 0 $two;2 127.0.0.1 0 $three;" \
+		"$(prf_ap prfnet.tsv 0x0200 sendto)$(prf_ap prfnet.tsv 0x0201 sendto)"
+	check_eq "calls on bound fds carry their ClientAP until close; every other record is zero" \
+		"ok $(wc -l <prfnet.tsv)" "$(prf_net_ok prfnet.tsv prfnet.out)"
+	"$BC" convert prfnet.er -f prf-csv -o prfnet.conv.csv 2>/dev/null
+	check "convert writes the same ClientAP as the live sink" cmp -s <(sort prfnet.csv) <(sort prfnet.conv.csv)
+	"$BC" convert prfnet.er -f prf-dump -o prfnet.dump 2>/dev/null
+	check "dump: ClientAP: 127.0.0.1 0 - $one" grep -qx "ClientAP: 127.0.0.1 0 - $one" prfnet.dump
 }
 
 test_prf() {
@@ -201,6 +282,8 @@ test_prf() {
 		grep -q '^ok [1-9]' <(prf_entry_times_ok prfsys.tsv)
 	check "syscall entry OPT holds the call, decoded" \
 		grep -qF 'openat(AT_FDCWD, "/nonexistent/bpfcollect-sys-target", O_RDONLY|O_CLOEXEC)' prfsys.tsv
+
+	test_prf_clientap
 
 	echo "# PRF: descendants merged, or the founder alone"
 	"$BC" record -q -o prffork.er -u 'tgt_*' -- "$TGT/forker" 3 4 >/dev/null 2>&1

@@ -13,6 +13,9 @@
 
 #include <cmocka.h>
 
+#include <netinet/in.h>
+#include <sys/un.h>
+
 #include "bpfcollect/model.h"
 #include "bpfcollect/prf.h"
 #include "bpfcollect/record.h"
@@ -540,10 +543,156 @@ static void records(void **state)
 		   "\n");
 	free(s);
 	o.layout = BC_PRF_LAYOUT_COSMINEXUS;
+	r.client = (struct bc_prf_ap){.ip = 0x7f000001, .commno = 12};
 	s = write_one(&o, &r);
+	assert_non_null(strstr(s, "\nClientAP: 127.0.0.1 0 - 0x000000000000000c\n"));
 	assert_non_null(strstr(s, "\nSendSCD: **** **** ReceiveSCD: **** ****\n"));
 	assert_non_null(strstr(s, "\nINT: syscall OPR: openat Lookup: ****\n"));
 	free(s);
+}
+
+/* ------------------------------------------------------ socket peers */
+
+/* The IPv4 peer of raw sockaddr bytes, at the limits of each family's length. */
+static void sockaddrs(void **state)
+{
+	struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons(80)};
+	struct sockaddr_in6 in6 = {.sin6_family = AF_INET6, .sin6_port = htons(443)};
+	struct sockaddr_un un = {.sun_family = AF_UNIX, .sun_path = "/run/x"};
+	uint8_t raw[sizeof(in6)];
+	uint32_t ip = 1;
+	uint16_t port = 1;
+
+	(void)state;
+	in.sin_addr.s_addr = htonl(0x0a010203); /* 10.1.2.3 */
+	assert_true(bc_prf_sockaddr_ipv4((const uint8_t *)&in, sizeof(in), &ip, &port));
+	assert_int_equal(ip, 0x0a010203);
+	assert_int_equal(port, 80);
+	assert_true(bc_prf_sockaddr_ipv4((const uint8_t *)&in, 128, &ip, &port));
+	/* one byte short of a sockaddr_in: nothing, and ip/port untouched */
+	ip = port = 7;
+	assert_false(bc_prf_sockaddr_ipv4((const uint8_t *)&in, sizeof(in) - 1, &ip, &port));
+	assert_false(bc_prf_sockaddr_ipv4((const uint8_t *)&in, 1, &ip, &port));
+	assert_false(bc_prf_sockaddr_ipv4((const uint8_t *)&in, 0, &ip, &port));
+	assert_false(bc_prf_sockaddr_ipv4(NULL, sizeof(in), &ip, &port));
+	assert_int_equal(ip, 7);
+	assert_int_equal(port, 7);
+	/* another family with an AF_INET-sized body */
+	in.sin_family = AF_UNSPEC;
+	assert_false(bc_prf_sockaddr_ipv4((const uint8_t *)&in, sizeof(in), &ip, &port));
+	in.sin_family = 0x1234;
+	assert_false(bc_prf_sockaddr_ipv4((const uint8_t *)&in, sizeof(in), &ip, &port));
+	assert_false(bc_prf_sockaddr_ipv4((const uint8_t *)&un, sizeof(un), &ip, &port));
+
+	/* IPv6: only an IPv4-mapped address, in a whole sockaddr_in6 */
+	in6.sin6_addr.s6_addr[15] = 1; /* ::1 */
+	assert_false(bc_prf_sockaddr_ipv4((const uint8_t *)&in6, sizeof(in6), &ip, &port));
+	memcpy(in6.sin6_addr.s6_addr, "\0\0\0\0\0\0\0\0\0\0\xff\xff\xc0\xa8\x01\x09", 16);
+	assert_true(bc_prf_sockaddr_ipv4((const uint8_t *)&in6, sizeof(in6), &ip, &port));
+	assert_int_equal(ip, 0xc0a80109); /* ::ffff:192.168.1.9 */
+	assert_int_equal(port, 443);
+	assert_false(bc_prf_sockaddr_ipv4((const uint8_t *)&in6, sizeof(in6) - 1, &ip, &port));
+	in6.sin6_addr.s6_addr[10] = 0xfe; /* not ::ffff:0:0/96 */
+	assert_false(bc_prf_sockaddr_ipv4((const uint8_t *)&in6, sizeof(in6), &ip, &port));
+	/* unaligned bytes are fine */
+	in.sin_family = AF_INET;
+	memcpy(raw + 1, &in, sizeof(in));
+	assert_true(bc_prf_sockaddr_ipv4(raw + 1, sizeof(in), &ip, &port));
+	assert_int_equal(ip, 0x0a010203);
+}
+
+/*
+ * One syscall record for pp: an entry (args) or exit (ret) of pid's main thread, with sa as
+ * the item of argument index (a NULL pointer's item when sa is NULL and index is not 0).
+ * Returns the record's ClientAP.
+ */
+static struct bc_prf_ap peer_sys(struct bc_prf_peers *pp, bool enter, uint32_t pid, uint32_t nr,
+				 uint64_t a0, uint64_t a1, uint64_t a2, int64_t ret,
+				 const struct sockaddr_in *sa, uint8_t index)
+{
+	uint64_t buf[16] = {0};
+	struct bc_rec_sys_enter *e = (void *)buf;
+	struct bc_rec_sys_exit *x = (void *)buf;
+	size_t fixed = enter ? sizeof(*e) : sizeof(*x);
+	struct bc_cap_item *ci = (void *)((uint8_t *)buf + fixed);
+	struct bc_prf_ap ap = {1, 1, 1};
+
+	if (enter)
+		*e = (struct bc_rec_sys_enter){.nr = nr, .args = {a0, a1, a2}};
+	else
+		*x = (struct bc_rec_sys_exit){.nr = nr, .ret = ret};
+	e->h = (struct bc_rec_head){.size = (uint16_t)fixed,
+				    .kind = enter ? BC_REC_SYS_ENTER : BC_REC_SYS_EXIT,
+				    .pid = pid,
+				    .tid = pid};
+	if (sa || index) {
+		*ci = (struct bc_cap_item){.source = BC_SRC_ARG,
+					   .index = index,
+					   .type = BC_CAP_BUF,
+					   .flags = sa ? 0 : BC_CAPF_NULL,
+					   .len = sa ? sizeof(*sa) : 0};
+		if (sa)
+			memcpy(ci + 1, sa, sizeof(*sa));
+		e->h.size = (uint16_t)(e->h.size + sizeof(*ci) + ci->len);
+	}
+	assert_int_equal(bc_prf_peers_event(pp, &e->h, &ap), 0);
+	assert_int_equal(ap.pid, 0);
+	return ap;
+}
+
+/* connect(fd, sa) = ret: the CommNo of its exit. */
+static uint64_t peer_connect(struct bc_prf_peers *pp, uint32_t pid, int fd,
+			     const struct sockaddr_in *sa, int64_t ret)
+{
+	peer_sys(pp, true, pid, 42, (uint64_t)fd, 0, 16, 0, sa, 1);
+	return peer_sys(pp, false, pid, 42, 0, 0, 0, ret, NULL, 0).commno;
+}
+
+/* A call with fd as its first argument (nr, a1, a2): the CommNo of entry and exit, if equal. */
+static uint64_t peer_on(struct bc_prf_peers *pp, uint32_t pid, uint32_t nr, uint64_t fd,
+			uint64_t a1, uint64_t a2, int64_t ret)
+{
+	uint64_t in = peer_sys(pp, true, pid, nr, fd, a1, a2, 0, NULL, 0).commno;
+
+	assert_int_equal(peer_sys(pp, false, pid, nr, 0, 0, 0, ret, NULL, 0).commno, in);
+	return in;
+}
+
+/* The tracker alone: what the sink tests do not reach. */
+static void peers(void **state)
+{
+	struct sockaddr_in in = {.sin_family = AF_INET, .sin_addr = {htonl(0x0a000001)}};
+	struct bc_prf_peers *pp = bc_prf_peers_new();
+	struct bc_rec_exit ex = {.h = {.size = sizeof(ex), .kind = BC_REC_PROC_EXIT, .pid = 10}};
+	struct bc_prf_ap ap;
+
+	(void)state;
+	assert_non_null(pp);
+	/* close(-1) and close_range(..., CLOSE_RANGE_CLOEXEC) release nothing */
+	assert_int_equal(peer_connect(pp, 10, 5, &in, 0), 1);
+	assert_int_equal(peer_connect(pp, 10, 7, &in, -115), 2); /* EINPROGRESS: bound */
+	assert_int_equal(peer_on(pp, 10, 3, (uint64_t)-1, 0, 0, -9), 0);
+	assert_int_equal(peer_on(pp, 10, 436, 0, ~0u, 4, 0), 0);
+	assert_int_equal(peer_on(pp, 10, 1, 5, 0, 1, 1), 1);
+	/* close_range(4, 6): 5 goes, 7 stays; fcntl(7, F_DUPFD) gives 10 its binding */
+	assert_int_equal(peer_on(pp, 10, 436, 4, 6, 0, 0), 0);
+	assert_int_equal(peer_on(pp, 10, 1, 5, 0, 1, 1), 0);
+	assert_int_equal(peer_on(pp, 10, 72, 7, 0, 10, 10), 2);
+	assert_int_equal(peer_on(pp, 10, 1, 10, 0, 1, 1), 2);
+	/* a failed sendto does not bind; connect without an address releases */
+	assert_int_equal(peer_sys(pp, true, 10, 44, 11, 0, 1, 0, &in, 4).commno, 3);
+	assert_int_equal(peer_sys(pp, false, 10, 44, 0, 0, 0, -101, NULL, 0).commno, 3);
+	assert_int_equal(peer_on(pp, 10, 1, 11, 0, 1, 1), 0);
+	assert_int_equal(peer_connect(pp, 10, 7, NULL, 0), 0);
+	assert_int_equal(peer_on(pp, 10, 1, 7, 0, 1, 1), 0);
+	/* a process's exit ends its bindings and its count */
+	ap = peer_sys(pp, true, 10, 110, 0, 0, 0, 0, NULL, 0);
+	assert_int_equal(bc_prf_peers_event(pp, &ex.h, &ap), 0);
+	assert_int_equal(ap.commno, 0);
+	assert_int_equal(peer_on(pp, 10, 1, 10, 0, 1, 1), 0);
+	assert_int_equal(peer_connect(pp, 10, 5, &in, 0), 1);
+	bc_prf_peers_free(pp);
+	bc_prf_peers_free(NULL);
 }
 
 int main(void)
@@ -555,6 +704,7 @@ int main(void)
 		cmocka_unit_test(hexdump),     cmocka_unit_test(times),
 		cmocka_unit_test(entry_time),  cmocka_unit_test(thread_hash),
 		cmocka_unit_test(options),     cmocka_unit_test(records),
+		cmocka_unit_test(sockaddrs),   cmocka_unit_test(peers),
 	};
 
 	set_tz("UTC0");

@@ -2,7 +2,7 @@
 /*
  * The PRF sink fed with events as a producer hands them over: serial-number
  * gaps, LOST records, failed syscalls, returns never seen, thread hashes,
- * process names, tid reuse, exec by a non-leader thread.
+ * process names, tid reuse, exec by a non-leader thread, ClientAP of sockets.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,9 +17,13 @@
 
 #include <cmocka.h>
 
+#include <netinet/in.h>
+#include <sys/un.h>
+
 #include "bpfcollect/model.h"
 #include "bpfcollect/prf.h"
 #include "bpfcollect/record.h"
+#include "bpfcollect/syscalls.h"
 
 #define NS     1000000000ll
 #define T2024  (1704067200 * NS) /* 2024/01/01 00:00:00 UTC */
@@ -530,12 +534,263 @@ static void empty_and_many(void **state)
 	free_out(&o);
 }
 
+/* ------------------------------------------------------------ ClientAP */
+
+/* A capture item of a syscall record: arg index (0-based), flags, len bytes of data. */
+struct item {
+	uint8_t index, flags;
+	uint16_t len;
+	const void *data;
+};
+
+static uint64_t peer_kt = 100000;
+
+static void add_item(uint8_t *rec, uint16_t *size, const struct item *it)
+{
+	struct bc_cap_item ci = {BC_SRC_ARG, it->index, BC_CAP_BUF, it->flags, it->len, 0, 0};
+
+	memcpy(rec + *size, &ci, sizeof(ci));
+	if (it->len)
+		memcpy(rec + *size + sizeof(ci), it->data, it->len);
+	*size = (uint16_t)(*size + sizeof(ci) + ((it->len + 7u) & ~7u));
+}
+
+/* A syscall entry of thread tid (args a0..a2, an item or NULL), serial number ++*seq. */
+static void sys_in(struct out *o, uint32_t pid, uint32_t tid, uint64_t *seq, const char *name,
+		   uint64_t a0, uint64_t a1, uint64_t a2, const struct item *in)
+{
+	uint64_t buf[64] = {0};
+	struct bc_rec_sys_enter *e = (void *)buf;
+	uint16_t size = sizeof(*e);
+
+	*e = (struct bc_rec_sys_enter){.nr = (uint32_t)bc_syscall_nr(name), .args = {a0, a1, a2}};
+	if (in)
+		add_item((uint8_t *)buf, &size, in);
+	head(&e->h, size, BC_REC_SYS_ENTER, pid, tid, ++*seq, peer_kt += 1000);
+	feed(o, &e->h, NULL, name);
+}
+
+/* Its exit: ret, an item or NULL; cut > 0 ends the record that many bytes into the item. */
+static void sys_out(struct out *o, uint32_t pid, uint32_t tid, uint64_t *seq, const char *name,
+		    int64_t ret, const struct item *out, uint16_t cut)
+{
+	uint64_t buf[64] = {0};
+	struct bc_rec_sys_exit *x = (void *)buf;
+	uint16_t size = sizeof(*x);
+
+	*x = (struct bc_rec_sys_exit){
+		.nr = (uint32_t)bc_syscall_nr(name), .ret = ret, .enter_ktime = peer_kt};
+	if (out)
+		add_item((uint8_t *)buf, &size, out);
+	head(&x->h, cut ? sizeof(*x) + cut : size, BC_REC_SYS_EXIT, pid, tid, ++*seq,
+	     peer_kt += 1000);
+	feed(o, &x->h, NULL, name);
+}
+
+/* One whole syscall: its entry and its exit. */
+static void call(struct out *o, uint32_t pid, uint32_t tid, uint64_t *seq, const char *name,
+		 uint64_t a0, uint64_t a1, uint64_t a2, int64_t ret, const struct item *in,
+		 const struct item *out)
+{
+	sys_in(o, pid, tid, seq, name, a0, a1, a2, in);
+	sys_out(o, pid, tid, seq, name, ret, out, 0);
+}
+
+static struct sockaddr_in sin4(uint32_t ip, uint16_t port)
+{
+	return (struct sockaddr_in){
+		.sin_family = AF_INET, .sin_port = htons(port), .sin_addr = {htonl(ip)}};
+}
+
+/* Records i .. i + n - 1 carry ClientAP ip, PID 0, CommNo commno. */
+static void expect_ap(const struct out *o, int i, int n, const char *ip, const char *commno)
+{
+	for (int k = i; k < i + n; k++) {
+		assert_true(k < o->n);
+		assert_string_equal(o->rec[k][F_CIP], ip);
+		assert_string_equal(o->rec[k][F_CPID], "0");
+		assert_string_equal(o->rec[k][F_CCOMM], commno);
+	}
+}
+
+#define ZERO_IP "0.0.0.0"
+#define NO_COMM "0x0000000000000000"
+#define COMM(n) "0x000000000000000" #n
+
+/* connect and accept bind fds to their peers; later calls on the fds carry them. */
+static void clientap_connections(void **state)
+{
+	struct sockaddr_in srv = sin4(0x0a010203, 80), cli = sin4(0xc0a80007, 5555);
+	struct sockaddr_in dns = sin4(0x08080808, 53);
+	struct item to_srv = {1, 0, sizeof(srv), &srv}, from_cli = {1, 0, sizeof(cli), &cli};
+	struct item no_dest = {4, BC_CAPF_NULL, 0, NULL}, to_dns = {4, 0, sizeof(dns), &dns};
+	struct out o;
+	uint64_t s = 0;
+
+	(void)state;
+	open_out(&o, NULL, 100);
+	call(&o, 100, 100, &s, "socket", 2, 1, 0, 3, NULL, NULL);		 /* 0, 1 */
+	call(&o, 100, 100, &s, "connect", 3, 0x1000, 16, 0, &to_srv, NULL);	 /* 2 */
+	call(&o, 100, 100, &s, "write", 3, 0x2000, 5, 5, NULL, NULL);		 /* 4 */
+	call(&o, 100, 100, &s, "sendto", 3, 0x2000, 5, 5, &no_dest, NULL);	 /* 6 */
+	call(&o, 100, 100, &s, "getppid", 0, 0, 0, 1, NULL, NULL);		 /* 8 */
+	call(&o, 100, 100, &s, "socket", 2, 1, 0, 4, NULL, NULL);		 /* 10 */
+	call(&o, 100, 100, &s, "accept", 4, 0x3000, 0x3010, 5, NULL, &from_cli); /* 12 */
+	call(&o, 100, 100, &s, "read", 5, 0x2000, 64, 3, NULL, NULL);		 /* 14 */
+	call(&o, 100, 100, &s, "write", 4, 0x2000, 5, -EBADF, NULL, NULL);	 /* 16 */
+	call(&o, 100, 100, &s, "close", 3, 0, 0, 0, NULL, NULL);		 /* 18 */
+	call(&o, 100, 100, &s, "write", 3, 0x2000, 5, -EBADF, NULL, NULL);	 /* 20 */
+	/* dup2 copies 5's binding to 9; 5 is then reused by openat without a close seen */
+	call(&o, 100, 100, &s, "dup2", 5, 9, 0, 9, NULL, NULL); /* 22 */
+	call(&o, 100, 100, &s, "openat", (uint64_t)-100, 0x4000, 0, 5, NULL, NULL);
+	call(&o, 100, 100, &s, "read", 5, 0x2000, 64, 3, NULL, NULL); /* 26 */
+	call(&o, 100, 100, &s, "read", 9, 0x2000, 64, 3, NULL, NULL); /* 28 */
+	/* a datagram socket: sendto with a destination, twice to it, then elsewhere */
+	call(&o, 100, 100, &s, "socket", 2, 2, 0, 3, NULL, NULL);	  /* 30 */
+	call(&o, 100, 100, &s, "sendto", 3, 0x2000, 5, 5, &to_dns, NULL); /* 32 */
+	call(&o, 100, 100, &s, "read", 3, 0x2000, 64, 3, NULL, NULL);	  /* 34 */
+	call(&o, 100, 100, &s, "sendto", 3, 0x2000, 5, 5, &to_dns, NULL); /* 36 */
+	dns.sin_port = htons(5353);
+	call(&o, 100, 100, &s, "sendto", 3, 0x2000, 5, 5, &to_dns, NULL); /* 38: another port */
+	/* an item of another argument is not sendto's destination */
+	call(&o, 100, 100, &s, "sendto", 3, 0x2000, 5, 5, &to_srv, NULL); /* 40 */
+	to_srv.index = 4;
+	call(&o, 100, 100, &s, "sendto", 3, 0x2000, 5, 5, &to_srv, NULL); /* 42 */
+	call(&o, 100, 100, &s, "read", 3, 0x2000, 64, 3, NULL, NULL);	  /* 44 */
+	close_out(&o, 0);
+
+	assert_int_equal(o.n, 46);
+	expect_ap(&o, 0, 2, ZERO_IP, NO_COMM);
+	/* connect: the entry and the exit; then the fd's write and send */
+	expect_ap(&o, 2, 6, "10.1.2.3", COMM(1));
+	expect_ap(&o, 8, 4, ZERO_IP, NO_COMM);
+	/* accept: the exit only, the new fd with it */
+	expect(&o, 13, "Rec", "0000000014", "0x0201", "0x00000000000000", "syscall", "accept");
+	expect_ap(&o, 12, 1, ZERO_IP, NO_COMM);
+	expect_ap(&o, 13, 3, "192.168.0.7", COMM(2));
+	/* the listener, and a failed call: ErrRec, still zero */
+	expect(&o, 17, "ErrRec", "0000000018", "0x0201", "0x00000000000009", "syscall", "write");
+	expect_ap(&o, 16, 2, ZERO_IP, NO_COMM);
+	/* close carries the fd's peer and ends the binding */
+	expect_ap(&o, 18, 2, "10.1.2.3", COMM(1));
+	expect_ap(&o, 20, 2, ZERO_IP, NO_COMM);
+	expect_ap(&o, 22, 2, "192.168.0.7", COMM(2));
+	expect_ap(&o, 24, 4, ZERO_IP, NO_COMM);
+	expect_ap(&o, 28, 2, "192.168.0.7", COMM(2));
+	/* datagrams: a number per destination, the fd bound to the last one */
+	expect_ap(&o, 30, 2, ZERO_IP, NO_COMM);
+	expect_ap(&o, 32, 6, "8.8.8.8", COMM(3));
+	expect_ap(&o, 38, 4, "8.8.8.8", COMM(4));
+	expect_ap(&o, 42, 4, "10.1.2.3", COMM(5));
+	free_out(&o);
+}
+
+/* Numbers count per process; a child inherits its parent's; an exit ends them. */
+static void clientap_processes(void **state)
+{
+	struct sockaddr_in a = sin4(0x0a000001, 80), b = sin4(0x0a000002, 80);
+	struct item to_a = {1, 0, sizeof(a), &a}, to_b = {1, 0, sizeof(b), &b};
+	struct out o;
+	uint64_t s100 = 0, s101 = 0, s200 = 0, s300 = 0;
+
+	(void)state;
+	open_out(&o, NULL, 100);
+	call(&o, 100, 100, &s100, "connect", 3, 0, 16, 0, &to_a, NULL); /* 0 */
+	call(&o, 200, 200, &s200, "connect", 3, 0, 16, 0, &to_b, NULL); /* 2 */
+	/* another thread of 100: its own connection, the process's next number */
+	call(&o, 100, 101, &s101, "connect", 4, 0, 16, 0, &to_b, NULL);		       /* 4 */
+	call(&o, 100, 101, &s101, "write", 3, 0, 1, 1, NULL, NULL);		       /* 6 */
+	spawn(&o, BC_REC_PROC_FORK, 100, 100, ++s100, peer_kt += 1000, 300, 300, "x"); /* 8 */
+	/* the child: the parent's fds, and its own numbers go on from the parent's */
+	call(&o, 300, 300, &s300, "write", 4, 0, 1, 1, NULL, NULL);	/* 9 */
+	call(&o, 300, 300, &s300, "connect", 5, 0, 16, 0, &to_a, NULL); /* 11 */
+	call(&o, 100, 100, &s100, "connect", 5, 0, 16, 0, &to_a, NULL); /* 13: the parent's own */
+	/* the child exits; a new process with its pid starts from nothing */
+	leave(&o, BC_REC_PROC_EXIT, 300, 300, ++s300, peer_kt += 1000, "x");	       /* 15 */
+	spawn(&o, BC_REC_PROC_FORK, 200, 200, ++s200, peer_kt += 1000, 300, 300, "y"); /* 16 */
+	call(&o, 300, 300, &s300, "write", 4, 0, 1, 1, NULL, NULL);		       /* 17 */
+	call(&o, 300, 300, &s300, "write", 3, 0, 1, 1, NULL, NULL);		       /* 19 */
+	call(&o, 300, 300, &s300, "connect", 6, 0, 16, 0, &to_a, NULL);		       /* 21 */
+	close_out(&o, 0);
+
+	assert_int_equal(o.n, 23);
+	expect_ap(&o, 0, 2, "10.0.0.1", COMM(1));
+	expect_ap(&o, 2, 2, "10.0.0.2", COMM(1));
+	expect_ap(&o, 4, 2, "10.0.0.2", COMM(2));
+	expect_ap(&o, 6, 2, "10.0.0.1", COMM(1));
+	expect(&o, 8, "Rec", "0000000003", "0x0300", "0x00000000000000", "process", "fork");
+	expect_ap(&o, 8, 1, ZERO_IP, NO_COMM);
+	expect_ap(&o, 9, 2, "10.0.0.2", COMM(2));
+	expect_ap(&o, 11, 2, "10.0.0.1", COMM(3));
+	expect_ap(&o, 13, 2, "10.0.0.1", COMM(3));
+	expect_ap(&o, 15, 2, ZERO_IP, NO_COMM);
+	expect_ap(&o, 17, 2, ZERO_IP, NO_COMM); /* 200 had no fd 4 */
+	expect_ap(&o, 19, 2, "10.0.0.2", COMM(1));
+	expect_ap(&o, 21, 2, "10.0.0.1", COMM(2));
+	free_out(&o);
+}
+
+/* Anything but a whole IPv4 sockaddr gives a zero ClientAP and uses no number. */
+static void clientap_untrusted(void **state)
+{
+	struct sockaddr_in a = sin4(0x7f000001, 8080), bad = a;
+	struct sockaddr_in6 v6 = {.sin6_family = AF_INET6, .sin6_port = htons(80)}, mapped = v6;
+	struct sockaddr_un un = {.sun_family = AF_UNIX, .sun_path = "/run/sock"};
+	struct item it[] = {
+		{1, 0, sizeof(v6), &v6},	       /* records 0, 1: ::1 */
+		{1, 0, sizeof(un), &un},	       /* records 2, 3: AF_UNIX */
+		{1, 0, sizeof(a) - 1, &a},	       /* records 4, 5: short */
+		{1, BC_CAPF_FAULT, sizeof(a), &a},     /* records 6, 7: unreadable */
+		{1, BC_CAPF_NULL, 0, NULL},	       /* records 8, 9: NULL */
+		{1, 0, sizeof(bad), &bad},	       /* records 10, 11: family 0x1234 */
+		{1, BC_CAPF_TRUNCATED, sizeof(a), &a}, /* records 12, 13: whole enough: 127.0.0.1 */
+		{1, 0, sizeof(mapped), &mapped},       /* records 14, 15: ::ffff:10.9.8.7 */
+	};
+	struct out o;
+	uint64_t s = 0;
+
+	(void)state;
+	bad.sin_family = 0x1234;
+	v6.sin6_addr.s6_addr[15] = 1;
+	memcpy(mapped.sin6_addr.s6_addr, "\0\0\0\0\0\0\0\0\0\0\xff\xff\x0a\x09\x08\x07", 16);
+	open_out(&o, NULL, 100);
+	for (size_t i = 0; i < sizeof(it) / sizeof(it[0]); i++)
+		call(&o, 100, 100, &s, "connect", 3, 0, 16, 0, &it[i], NULL);
+	/* connect to AF_UNIX releases fd 3 (bound by the last one) */
+	call(&o, 100, 100, &s, "connect", 3, 0, 16, 0, &it[1], NULL); /* 16 */
+	call(&o, 100, 100, &s, "write", 3, 0, 1, 1, NULL, NULL);      /* 18 */
+	/* an accept that failed: whatever the buffer holds is no peer */
+	call(&o, 100, 100, &s, "accept4", 4, 0, 0, -EAGAIN, NULL, &it[6]); /* 20 */
+	/* an item whose length runs past the record (cut 16 bytes into the 24 of its data) */
+	sys_out(&o, 100, 100, &s, "accept", 7, &(struct item){1, 0, 24, &mapped}, 8 + 16); /* 22 */
+	/* connect refused: the number is used, the fd stays unbound */
+	call(&o, 100, 100, &s, "connect", 3, 0, 16, -ECONNREFUSED, &it[6], NULL); /* 23 */
+	call(&o, 100, 100, &s, "write", 3, 0, 1, 1, NULL, NULL);		  /* 25 */
+	/* an entry whose exit was lost: the next exit is another call's */
+	sys_in(&o, 100, 100, &s, "connect", 3, 0, 16, &it[6]); /* 27 */
+	sys_out(&o, 100, 100, &s, "getppid", 1, NULL, 0);      /* 28 */
+	close_out(&o, 0);
+
+	assert_int_equal(o.n, 29);
+	expect_ap(&o, 0, 12, ZERO_IP, NO_COMM);
+	expect_ap(&o, 12, 2, "127.0.0.1", COMM(1));
+	expect_ap(&o, 14, 2, "10.9.8.7", COMM(2));
+	expect_ap(&o, 16, 7, ZERO_IP, NO_COMM);
+	expect(&o, 24, "ErrRec", "0000000025", "0x0201", "0x0000000000006f", "syscall", "connect");
+	expect_ap(&o, 23, 2, "127.0.0.1", COMM(3));
+	expect_ap(&o, 25, 2, ZERO_IP, NO_COMM);
+	expect_ap(&o, 27, 1, "127.0.0.1", COMM(4));
+	expect_ap(&o, 28, 1, ZERO_IP, NO_COMM);
+	free_out(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_session),	  cmocka_unit_test(depths),
-		cmocka_unit_test(reuse_and_exec), cmocka_unit_test(dump_and_layouts),
-		cmocka_unit_test(empty_and_many),
+		cmocka_unit_test(a_session),	      cmocka_unit_test(depths),
+		cmocka_unit_test(reuse_and_exec),     cmocka_unit_test(dump_and_layouts),
+		cmocka_unit_test(empty_and_many),     cmocka_unit_test(clientap_connections),
+		cmocka_unit_test(clientap_processes), cmocka_unit_test(clientap_untrusted),
 	};
 
 	setenv("TZ", "UTC0", 1);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/table.h"
 #include "bpfcollect/report.h"
 
 #define NS_PER_US UINT64_C(1000)
@@ -55,22 +56,6 @@ char *bc_format_duration(char buf[BC_DURATION_LEN], uint64_t ns)
 		snprintf(buf, BC_DURATION_LEN, "%" PRIu64 ".%03" PRIu64 " s", ns / NS_PER_S,
 			 ns / NS_PER_MS % 1000);
 	return buf;
-}
-
-static int max_int(int a, int b)
-{
-	return a > b ? a : b;
-}
-
-static int slen(const char *s)
-{
-	return (int)strlen(s);
-}
-
-static void print_rule(FILE *out, int width)
-{
-	for (int i = 0; i < width; i++)
-		fputc('-', out);
 }
 
 static int finish(FILE *out)
@@ -208,18 +193,18 @@ int bc_report_print_functions(const struct bc_report *r, FILE *out, enum bc_sort
 	memset(&total, 0, sizeof(total));
 	snprintf(total.calls, sizeof(total.calls), "%" PRIu64, calls);
 	bc_format_duration(total.excl, excl);
-	w_calls = max_int(slen("Calls"), slen(total.calls));
-	w_incl = slen("Incl. total");
-	w_excl = max_int(slen("Excl. total"), slen(total.excl));
-	w_avg = slen("Avg incl.");
-	w_obj = slen("Object");
+	w_calls = bc_max_int(bc_slen("Calls"), bc_slen(total.calls));
+	w_incl = bc_slen("Incl. total");
+	w_excl = bc_max_int(bc_slen("Excl. total"), bc_slen(total.excl));
+	w_avg = bc_slen("Avg incl.");
+	w_obj = bc_slen("Object");
 	for (size_t i = 0; i < shown; i++) {
 		fill_func_row(&rows[i], sorted[i]);
-		w_calls = max_int(w_calls, slen(rows[i].calls));
-		w_incl = max_int(w_incl, slen(rows[i].incl));
-		w_excl = max_int(w_excl, slen(rows[i].excl));
-		w_avg = max_int(w_avg, slen(rows[i].avg));
-		w_obj = max_int(w_obj, slen(rows[i].object));
+		w_calls = bc_max_int(w_calls, bc_slen(rows[i].calls));
+		w_incl = bc_max_int(w_incl, bc_slen(rows[i].incl));
+		w_excl = bc_max_int(w_excl, bc_slen(rows[i].excl));
+		w_avg = bc_max_int(w_avg, bc_slen(rows[i].avg));
+		w_obj = bc_max_int(w_obj, bc_slen(rows[i].object));
 	}
 
 	if (shown < n)
@@ -228,17 +213,17 @@ int bc_report_print_functions(const struct bc_report *r, FILE *out, enum bc_sort
 		fprintf(out, "Functions, by %s:\n", sort_key_titles[key]);
 	fprintf(out, "%*s  %*s  %*s  %*s  %-*s  %s\n", w_calls, "Calls", w_incl, "Incl. total",
 		w_excl, "Excl. total", w_avg, "Avg incl.", w_obj, "Object", "Name");
-	print_rule(out, w_calls);
+	bc_print_rule(out, w_calls);
 	fputs("  ", out);
-	print_rule(out, w_incl);
+	bc_print_rule(out, w_incl);
 	fputs("  ", out);
-	print_rule(out, w_excl);
+	bc_print_rule(out, w_excl);
 	fputs("  ", out);
-	print_rule(out, w_avg);
+	bc_print_rule(out, w_avg);
 	fputs("  ", out);
-	print_rule(out, w_obj);
+	bc_print_rule(out, w_obj);
 	fputs("  ", out);
-	print_rule(out, slen("Name"));
+	bc_print_rule(out, bc_slen("Name"));
 	fputc('\n', out);
 	for (size_t i = 0; i < shown; i++)
 		fprintf(out, "%*s  %*s  %*s  %*s  %-*s  %s\n", w_calls, rows[i].calls, w_incl,
@@ -387,18 +372,18 @@ int bc_report_print_syscalls(const struct bc_report *r, FILE *out)
 	bc_format_duration(total.total, total_ns);
 	snprintf(total.errors, sizeof(total.errors), "%" PRIu64, errors);
 	any_errors = errors != 0;
-	w_calls = max_int(slen("Calls"), slen(total.calls));
-	w_total = max_int(slen("Total"), slen(total.total));
-	w_avg = slen("Avg");
-	w_errors = max_int(slen("Errors"), slen(total.errors));
-	w_name = slen("Name");
+	w_calls = bc_max_int(bc_slen("Calls"), bc_slen(total.calls));
+	w_total = bc_max_int(bc_slen("Total"), bc_slen(total.total));
+	w_avg = bc_slen("Avg");
+	w_errors = bc_max_int(bc_slen("Errors"), bc_slen(total.errors));
+	w_name = bc_slen("Name");
 	for (size_t i = 0; i < n; i++) {
 		fill_sys_row(&rows[i], sorted[i]);
-		w_calls = max_int(w_calls, slen(rows[i].calls));
-		w_total = max_int(w_total, slen(rows[i].total));
-		w_avg = max_int(w_avg, slen(rows[i].avg));
-		w_errors = max_int(w_errors, slen(rows[i].errors));
-		w_name = max_int(w_name, slen(sorted[i]->name));
+		w_calls = bc_max_int(w_calls, bc_slen(rows[i].calls));
+		w_total = bc_max_int(w_total, bc_slen(rows[i].total));
+		w_avg = bc_max_int(w_avg, bc_slen(rows[i].avg));
+		w_errors = bc_max_int(w_errors, bc_slen(rows[i].errors));
+		w_name = bc_max_int(w_name, bc_slen(sorted[i]->name));
 	}
 
 	fprintf(out, "Syscalls, by total time:\n");
@@ -409,20 +394,20 @@ int bc_report_print_syscalls(const struct bc_report *r, FILE *out)
 		fprintf(out, "%-*s  Error codes\n", w_name, "Name");
 	else
 		fprintf(out, "Name\n");
-	print_rule(out, w_calls);
+	bc_print_rule(out, w_calls);
 	fputs("  ", out);
-	print_rule(out, w_total);
+	bc_print_rule(out, w_total);
 	fputs("  ", out);
-	print_rule(out, w_avg);
+	bc_print_rule(out, w_avg);
 	fputs("  ", out);
-	print_rule(out, w_errors);
+	bc_print_rule(out, w_errors);
 	fputs("  ", out);
 	if (any_errors) {
-		print_rule(out, w_name);
+		bc_print_rule(out, w_name);
 		fputs("  ", out);
-		print_rule(out, slen("Error codes"));
+		bc_print_rule(out, bc_slen("Error codes"));
 	} else {
-		print_rule(out, slen("Name"));
+		bc_print_rule(out, bc_slen("Name"));
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < n; i++) {

@@ -11,26 +11,11 @@
 #include <string.h>
 
 #include "bpfcollect/containers.h"
+#include "bpfcollect/table.h"
 #include "bpfcollect/report.h"
 #include "bpfcollect/report_tree.h"
 
 #define COUNT_LEN 24 /* UINT64_MAX in decimal, plus NUL */
-
-static int max_int(int a, int b)
-{
-	return a > b ? a : b;
-}
-
-static int slen(const char *s)
-{
-	return (int)strlen(s);
-}
-
-static void print_rule(FILE *out, int width)
-{
-	for (int i = 0; i < width; i++)
-		fputc('-', out);
-}
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
 {
@@ -114,8 +99,8 @@ static int add_row(struct tree_rows *rows, const struct tree_row *row)
 	rows->v[rows->n++] = *row;
 	format_time(total, row->time_ns, row->timed);
 	snprintf(calls, sizeof(calls), "%" PRIu64, row->calls);
-	rows->w_total = max_int(rows->w_total, slen(total));
-	rows->w_calls = max_int(rows->w_calls, slen(calls));
+	rows->w_total = bc_max_int(rows->w_total, bc_slen(total));
+	rows->w_calls = bc_max_int(rows->w_calls, bc_slen(calls));
 	return 0;
 }
 
@@ -188,7 +173,7 @@ static int collect_rows(const struct bc_calltree *t, struct tree_rows *rows, siz
 
 int bc_calltree_print(const struct bc_calltree *t, FILE *out, size_t per_level)
 {
-	struct tree_rows rows = {.w_total = slen("Total"), .w_calls = slen("Calls")};
+	struct tree_rows rows = {.w_total = bc_slen("Total"), .w_calls = bc_slen("Calls")};
 	bool *open = NULL; /* per depth: more siblings follow, draw "| " */
 	size_t max_depth = 0;
 	int err;
@@ -214,11 +199,11 @@ int bc_calltree_print(const struct bc_calltree *t, FILE *out, size_t per_level)
 	if (per_level)
 		fprintf(out, ", at most %zu children per node", per_level);
 	fprintf(out, ":\n%*s  %*s  Name\n", rows.w_total, "Total", rows.w_calls, "Calls");
-	print_rule(out, rows.w_total);
+	bc_print_rule(out, rows.w_total);
 	fputs("  ", out);
-	print_rule(out, rows.w_calls);
+	bc_print_rule(out, rows.w_calls);
 	fputs("  ", out);
-	print_rule(out, slen("Name"));
+	bc_print_rule(out, bc_slen("Name"));
 	fputc('\n', out);
 	for (size_t i = 0; i < rows.n; i++) {
 		const struct tree_row *row = &rows.v[i];
@@ -275,8 +260,8 @@ static void measure_edges(const struct bc_cc_edge *v, size_t n, int *w_time, int
 
 	for (size_t i = 0; i < n; i++) {
 		edge_cells(&v[i], time, calls);
-		*w_time = max_int(*w_time, slen(time));
-		*w_calls = max_int(*w_calls, slen(calls));
+		*w_time = bc_max_int(*w_time, bc_slen(time));
+		*w_calls = bc_max_int(*w_calls, bc_slen(calls));
 	}
 }
 
@@ -314,7 +299,7 @@ static const char *basename_or_dash(const char *path)
 static bool print_cc(FILE *out, const struct bc_callers_callees *cc)
 {
 	char incl[BC_DURATION_LEN], excl[BC_DURATION_LEN], calls[COUNT_LEN];
-	int w_time = slen("Attr. time"), w_calls = slen("Calls");
+	int w_time = bc_slen("Attr. time"), w_calls = bc_slen("Calls");
 	bool recursive;
 
 	format_time(incl, cc->incl_ns, cc->incl_frames != 0);
@@ -322,17 +307,17 @@ static bool print_cc(FILE *out, const struct bc_callers_callees *cc)
 	snprintf(calls, sizeof(calls), "%" PRIu64, cc->calls);
 	measure_edges(cc->callers, cc->ncallers, &w_time, &w_calls);
 	measure_edges(cc->callees, cc->ncallees, &w_time, &w_calls);
-	w_time = max_int(w_time, slen(excl));
-	w_calls = max_int(w_calls, slen(calls));
+	w_time = bc_max_int(w_time, bc_slen(excl));
+	w_calls = bc_max_int(w_calls, bc_slen(calls));
 
 	fprintf(out, "%s (%s): calls %s, inclusive %s, exclusive %s\n", cc->name,
 		basename_or_dash(cc->object), calls, incl, excl);
 	fprintf(out, "%*s  %*s  Name\n", w_time, "Attr. time", w_calls, "Calls");
-	print_rule(out, w_time);
+	bc_print_rule(out, w_time);
 	fputs("  ", out);
-	print_rule(out, w_calls);
+	bc_print_rule(out, w_calls);
 	fputs("  ", out);
-	print_rule(out, slen("Name"));
+	bc_print_rule(out, bc_slen("Name"));
 	fputc('\n', out);
 	recursive = print_edges(out, cc->callers, cc->ncallers, w_time, w_calls);
 	fprintf(out, "%*s  %*s  *%s\n", w_time, excl, w_calls, calls, cc->name);

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "prf_fixture.h"
+
 #include <netinet/in.h>
 #include <sys/un.h>
 
@@ -24,35 +26,6 @@ static void set_tz(const char *tz)
 {
 	setenv("TZ", tz, 1);
 	tzset();
-}
-
-/* Splits a CSV line (RFC 4180, no newline inside) into at most max fields; returns the count. */
-static int csv_split(const char *line, char fields[][600], int max)
-{
-	int n = 0;
-
-	for (const char *p = line;; n++) {
-		size_t k = 0;
-
-		if (n == max)
-			return -1;
-		if (*p == '"') {
-			for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
-				if (*p == '"')
-					p++;
-				fields[n][k++] = *p;
-			}
-			if (*p == '"')
-				p++;
-		} else {
-			while (*p && *p != ',' && *p != '\n')
-				fields[n][k++] = *p++;
-		}
-		fields[n][k] = '\0';
-		if (*p != ',')
-			return n + 1;
-		p++;
-	}
 }
 
 /* ------------------------------------------------------- number fields */

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "prf_fixture.h"
+
 #include <netinet/in.h>
 #include <sys/un.h>
 
@@ -68,34 +70,6 @@ static struct bc_func funcs[2] = {
 	{.id = 0, .name = "work", .object = "/usr/lib/libwork.so.1"},
 	{.id = 1, .name = "a_function_name_of_forty_characters_abcd", .object = "/opt/app/bin/app"},
 };
-
-static int csv_split(const char *line, char fields[][600], int max)
-{
-	int n = 0;
-
-	for (const char *p = line;; n++) {
-		size_t k = 0;
-
-		if (n == max)
-			return -1;
-		if (*p == '"') {
-			for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
-				if (*p == '"')
-					p++;
-				fields[n][k++] = *p;
-			}
-			if (*p == '"')
-				p++;
-		} else {
-			while (*p && *p != ',' && *p != '\n')
-				fields[n][k++] = *p++;
-		}
-		fields[n][k] = '\0';
-		if (*p != ',')
-			return n + 1;
-		p++;
-	}
-}
 
 static void open_out(struct out *o, const struct bc_prf_opts *po, uint32_t root_pid)
 {

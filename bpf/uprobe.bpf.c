@@ -100,10 +100,17 @@ static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
 			break;
 		depth--;
 	}
-	if (depth > 0) {
-		depth--;
-		entry_ktime = ts->entry_ktime[depth & BC_DEPTH_MASK];
+	/*
+	 * No open frame: the function was entered before this thread was
+	 * traced (attached mid-call with -P). A return without its entry
+	 * would only unbalance the trace.
+	 */
+	if (depth == 0) {
+		ts->depth = 0;
+		return 0;
 	}
+	depth--;
+	entry_ktime = ts->entry_ktime[depth & BC_DEPTH_MASK];
 	ts->depth = depth;
 	func_id = (__u32)bpf_get_attach_cookie(ctx);
 

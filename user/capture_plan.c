@@ -25,7 +25,7 @@ static long find_func(const struct bc_functab *funcs, const struct bc_func *f)
 }
 
 /* One option: its functions get the spec, joining the table if they are not in it. */
-static int plan_one(const char *exe, const char *opt, const char *raw, bool is_retval,
+static int plan_one(const char *exe, int pid, const char *opt, const char *raw, bool is_retval,
 		    unsigned int string_size, struct bc_functab *funcs, char *err, size_t errlen)
 {
 	struct bc_argspec a = {0};
@@ -49,7 +49,7 @@ static int plan_one(const char *exe, const char *opt, const char *raw, bool is_r
 	}
 	const char *glob = a.glob;
 
-	rc = bc_symbols_resolve(exe, 0, &glob, 1, &found, why, sizeof(why));
+	rc = bc_symbols_resolve(exe, pid, &glob, 1, &found, why, sizeof(why));
 	if (rc < 0) {
 		/* The resolver speaks of -u 'GLOB': say which option it was. */
 		msg = strncmp(why, "-u '", 4) == 0 && strstr(why, "': ") ? strstr(why, "': ") + 3
@@ -82,20 +82,20 @@ out:
 	return rc;
 }
 
-int bc_capture_plan(const char *exe, const struct bc_record_opts *o, struct bc_functab *funcs,
-		    char *err, size_t errlen)
+int bc_capture_plan(const char *exe, int pid, const struct bc_record_opts *o,
+		    struct bc_functab *funcs, char *err, size_t errlen)
 {
 	int rc;
 
 	for (size_t i = 0; i < o->n_arg_specs; i++) {
-		rc = plan_one(exe, "--arg", o->arg_specs[i], false, o->string_size, funcs, err,
+		rc = plan_one(exe, pid, "--arg", o->arg_specs[i], false, o->string_size, funcs, err,
 			      errlen);
 		if (rc < 0)
 			return rc;
 	}
 	for (size_t i = 0; i < o->n_ret_specs; i++) {
-		rc = plan_one(exe, "--retval", o->ret_specs[i], true, o->string_size, funcs, err,
-			      errlen);
+		rc = plan_one(exe, pid, "--retval", o->ret_specs[i], true, o->string_size, funcs,
+			      err, errlen);
 		if (rc < 0)
 			return rc;
 	}

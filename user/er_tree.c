@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/procinfo.h"
 #include "bpfcollect/xml.h"
 
 #define LINEAGE_MAX 200
@@ -69,45 +70,6 @@ static struct proc_exp *add(struct er_tree *t, uint32_t pid)
 	return &v[t->n_procs++];
 }
 
-/* The name a subexperiment's log.xml gives as command: argv from /proc when it still runs. */
-static int child_argv(uint32_t pid, const char *fallback, char ***argv_out, char **buf_out)
-{
-	char path[64], *buf = NULL, **argv = NULL;
-	size_t n = 0, len = 0, cap = 4096;
-	FILE *f;
-
-	*argv_out = NULL;
-	*buf_out = NULL;
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", pid);
-	buf = calloc(1, cap + 1);
-	if (!buf)
-		return -ENOMEM;
-	f = fopen(path, "re");
-	if (f) {
-		len = fread(buf, 1, cap, f);
-		fclose(f);
-	}
-	if (len == 0) {
-		snprintf(buf, cap, "%s", fallback);
-		len = strlen(buf) + 1;
-	}
-	buf[len] = 0;
-	for (size_t i = 0; i < len; i++)
-		if (buf[i] == 0 || i == 0)
-			n++;
-	argv = calloc(n + 2, sizeof(*argv));
-	if (!argv) {
-		free(buf);
-		return -ENOMEM;
-	}
-	n = 0;
-	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
-		argv[n++] = buf + i;
-	*argv_out = argv;
-	*buf_out = buf;
-	return 0;
-}
-
 /* Creates DIR/LINEAGE.er and begins its writer for process pid. */
 static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, const char *command)
 {
@@ -122,7 +84,7 @@ static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, con
 	p->writer = bc_er_sink_new(path, t->err, sizeof(t->err));
 	if (!p->writer)
 		return -EIO;
-	rc = child_argv(p->pid, command, &argv, &argbuf);
+	rc = bc_proc_argv(p->pid, command, &argv, &argbuf);
 	if (rc < 0)
 		return rc;
 	s.argv = argv;
@@ -240,6 +202,47 @@ static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_ex
 				    founder_proc == p ? "variant=\"execve\" follow=\"1\"" : attrs);
 }
 
+/*
+ * A process attached to beside the founder (-P A,B): the subexperiment
+ * _COMM_PID_PID.1.er, named as collect names the processes of a kernel
+ * experiment; the number moves up if the name is taken.
+ */
+static int adopt(struct er_tree *t, struct proc_exp *founder, uint32_t pid, uint64_t ktime)
+{
+	char comm_path[64], comm[64] = "", safe[64], lineage[LINEAGE_MAX], path[4096];
+	struct proc_exp *p;
+	struct stat st;
+	FILE *f;
+	int rc;
+
+	if (find(t, pid))
+		return 0;
+	snprintf(comm_path, sizeof(comm_path), "/proc/%" PRIu32 "/comm", pid);
+	f = fopen(comm_path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	bc_comm_for_filename(comm, safe, sizeof(safe));
+	for (unsigned int n = 1;; n++) {
+		snprintf(lineage, sizeof(lineage), "_%s_PID_%" PRIu32 ".%u", safe, pid, n);
+		if (snprintf(path, sizeof(path), "%s/%s.er", t->path, lineage) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		if (stat(path, &st) < 0)
+			break;
+	}
+	p = add(t, pid);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p->lineage, lineage, sizeof(lineage));
+	rc = open_child(t, p, ktime, comm);
+	if (rc)
+		return rc;
+	founder = &t->procs[0]; /* add() may have moved it */
+	return log_descendant(t, founder, ktime, "attach", lineage, pid);
+}
+
 static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
 {
 	struct er_tree *t = (struct er_tree *)s;
@@ -254,7 +257,12 @@ static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
 	if (!root)
 		return -ENOMEM;
 	root->writer = t->founder;
-	root->launch_exec_pending = true;
+	root->launch_exec_pending = !sess->attached;
+	for (size_t i = 0; i < sess->n_extra_pids; i++) {
+		rc = adopt(t, root, sess->extra_pids[i], sess->start_ktime);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 

@@ -438,7 +438,7 @@ int bc_find_object(const char *exe, const char *exe_as_given, int pid, const cha
 	 * Not loaded at start (dlopen): look where dlopen would. Probes on the
 	 * file then catch it the moment it is mapped: uprobes live on the inode.
 	 */
-	if (ret == -ENOENT && pid <= 0) {
+	if (ret == -ENOENT && (pid <= 0 || same_root(pid))) {
 		struct bc_lib_search ls = {0};
 		char why[512];
 

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +12,18 @@
 
 const char bc_record_usage[] =
 	"usage: bpfcollect record [OPTIONS] -- CMD [ARGS]\n"
+	"       bpfcollect record [OPTIONS] -P PID[,PID...]\n"
 	"\n"
-	"Launches CMD, traces it and its descendants, writes an experiment.\n"
+	"Launches CMD, or attaches to running processes, traces them and their\n"
+	"descendants, writes an experiment.\n"
 	"\n"
+	"  -P PID[,PID...]    attach to running processes (all their threads, and\n"
+	"                     threads and children they create later) instead of\n"
+	"                     launching a command; -t or Ctrl-C detaches and leaves\n"
+	"                     them running. The first is the experiment's founder;\n"
+	"                     each other one gets a subexperiment _COMM_PID_PID.1.er\n"
+	"  -t SECONDS         stop recording after SECONDS (suffix s or m allowed);\n"
+	"                     a launched command then runs on untraced\n"
 	"  -o NAME            experiment name (default test.1.er; an existing\n"
 	"                     STEM.N.er moves N up)\n"
 	"  -d DIR             directory for the experiment (default: current)\n"
@@ -84,6 +96,61 @@ static int bad(char *err, size_t errlen, const char *msg, const char *arg)
 	return -EINVAL;
 }
 
+/* -P PID[,PID...]: positive ids, each once, at most BC_MAX_ATTACH_PIDS in all. */
+static int parse_pids(struct bc_record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	const char *p = arg;
+
+	if (!o->attach_pids) {
+		o->attach_pids = calloc(BC_MAX_ATTACH_PIDS, sizeof(*o->attach_pids));
+		if (!o->attach_pids)
+			return bad(err, errlen, "%s", "out of memory");
+	}
+	for (;;) {
+		char *end;
+		unsigned long v;
+		bool dup = false;
+
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (end == p || errno || v == 0 || v > INT32_MAX || (*end && *end != ',') ||
+		    !(*p >= '0' && *p <= '9'))
+			return bad(err, errlen,
+				   "-P takes process ids separated by commas (e.g. -P 1234,5678), "
+				   "not '%s'",
+				   arg);
+		for (size_t i = 0; i < o->n_attach_pids; i++)
+			dup |= o->attach_pids[i] == (uint32_t)v;
+		if (!dup) {
+			if (o->n_attach_pids == BC_MAX_ATTACH_PIDS)
+				return bad(err, errlen,
+					   "-P takes at most 64 processes, not more (%s)", arg);
+			o->attach_pids[o->n_attach_pids++] = (uint32_t)v;
+		}
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* -t: seconds, with an optional unit s or m. */
+static int parse_duration(const char *arg, double *out)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || v <= 0 || v != v)
+		return -EINVAL;
+	if (!strcmp(end, "m"))
+		v *= 60;
+	else if (*end && strcmp(end, "s"))
+		return -EINVAL;
+	if (v > 366.0 * 24 * 3600)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *err, size_t errlen)
 {
 	size_t used = 0;
@@ -104,7 +171,7 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		return bad(err, errlen, "%s", "out of memory");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->exp_name = optarg;
@@ -184,6 +251,17 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 			o->sample_ms = (unsigned int)(v * 1000 + 0.5);
 			break;
 		}
+		case 'P':
+			if (parse_pids(o, optarg, err, errlen) < 0)
+				return -EINVAL;
+			break;
+		case 't':
+			if (parse_duration(optarg, &o->duration_s) < 0)
+				return bad(err, errlen,
+					   "-t takes a duration in seconds (e.g. 10, 2.5, 10s or "
+					   "1m), not '%s'",
+					   optarg);
+			break;
 		case 'C':
 			o->comments[o->n_comments++] = optarg;
 			break;
@@ -233,11 +311,15 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 	}
 	if (!o->outputs)
 		o->outputs = BC_OUT_ER;
-	if (optind >= argc)
+	if (o->n_attach_pids && optind < argc)
+		return bad(err, errlen,
+			   "record: give a command or -P PID, not both ('%s' follows -P)",
+			   argv[optind]);
+	if (!o->n_attach_pids && optind >= argc)
 		return bad(err, errlen, "%s",
 			   "record: no command given; usage: bpfcollect record [OPTIONS] -- CMD "
-			   "[ARGS]");
-	o->argv = argv + optind;
+			   "[ARGS], or -P PID to attach to a running process");
+	o->argv = o->n_attach_pids ? NULL : argv + optind;
 	for (int i = 0; i < optind && used < sizeof(o->options_text) - 1; i++)
 		used += (size_t)snprintf(o->options_text + used, sizeof(o->options_text) - used,
 					 "%s%s", i ? " " : "", argv[i]);
@@ -250,6 +332,9 @@ void bc_record_opts_free(struct bc_record_opts *o)
 	free(o->arg_specs);
 	free(o->ret_specs);
 	free(o->comments);
+	free(o->attach_pids);
+	o->attach_pids = NULL;
+	o->n_attach_pids = 0;
 	o->comments = NULL;
 	o->n_comments = 0;
 	o->specs = NULL;

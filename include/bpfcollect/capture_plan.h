@@ -11,10 +11,11 @@
 /*
  * Parses every --arg and --retval of o, resolves its [OBJ:]GLOB like -u
  * does, and merges its spec into each matching function of funcs, adding
- * the functions not traced yet. exe is the target executable. Returns 0 or
+ * the functions not traced yet. exe is the target executable; pid > 0 a
+ * running process (exe may then be NULL), as for bc_symbols_resolve(). Returns 0 or
  * a negative errno with one line in err naming the option.
  */
-int bc_capture_plan(const char *exe, const struct bc_record_opts *o, struct bc_functab *funcs,
-		    char *err, size_t errlen);
+int bc_capture_plan(const char *exe, int pid, const struct bc_record_opts *o,
+		    struct bc_functab *funcs, char *err, size_t errlen);
 
 #endif

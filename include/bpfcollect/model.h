@@ -98,7 +98,10 @@ struct bc_session {
 	const struct bc_functab *funcs;
 	uint32_t ringbuf_bytes;
 	bool syscalls;
-	bool no_follow; /* -F off: descendants are not traced */
+	bool no_follow;		    /* -F off: descendants are not traced */
+	bool attached;		    /* -P: root_pid (and extra_pids) ran before recording began */
+	const uint32_t *extra_pids; /* -P beyond the first: each its own subexperiment */
+	size_t n_extra_pids;
 };
 
 /* What is known when recording ends. */

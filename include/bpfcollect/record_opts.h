@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "bpfcollect/prf.h"
@@ -15,6 +16,7 @@
 #define BC_OUT_PRF_DUMP 4
 
 #define BC_DEFAULT_BUFSIZE_MIB 8
+#define BC_MAX_ATTACH_PIDS     64
 
 struct bc_record_opts {
 	const char *exp_name; /* -o, NULL: default */
@@ -39,14 +41,18 @@ struct bc_record_opts {
 	struct bc_prf_opts prf;	  /* --utc, --prf-layout, --prf-name, --prf-truncate */
 	const char **comments;	  /* -C, in order */
 	size_t n_comments;
-	char *const *argv;	 /* the command, NULL-terminated; points into argv */
+	uint32_t *attach_pids; /* -P PID[,PID]: running processes, in order */
+	size_t n_attach_pids;
+	double duration_s;	 /* -t: stop recording after this many seconds, 0 = no limit */
+	char *const *argv;	 /* the command, NULL-terminated; NULL with -P */
 	char options_text[1024]; /* the record command line up to the command, for the log */
 };
 
 extern const char bc_record_usage[];
 
 /*
- * Parses `record [OPTIONS] -- CMD [ARGS]` (argv[0] is "record"). Returns 0,
+ * Parses `record [OPTIONS] -- CMD [ARGS]` or `record [OPTIONS] -P PID[,PID]`
+ * (argv[0] is "record"). Returns 0,
  * 1 when --help was asked (nothing else to do), or -EINVAL with one line in
  * err naming the option and what it takes. Release with
  * bc_record_opts_free() whatever it returned.

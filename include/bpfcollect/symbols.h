@@ -80,7 +80,8 @@ int bc_elf_check(const char *path, char *err, size_t errlen);
  *    /lib, /usr/lib.
  *  - a library none of those needs (one the program will dlopen) is then
  *    looked for by file name along LD_LIBRARY_PATH, ld.so.conf and the
- *    default directories, as dlopen would.
+ *    default directories, as dlopen would; for a running process only when
+ *    it shares our root (not in a container).
  */
 int bc_symbols_find_object(const char *exe, int pid, const char *obj, char *path, size_t pathlen,
 			   char *err, size_t errlen);

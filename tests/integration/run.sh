@@ -515,9 +515,11 @@ test_bad_input() {
 
 # PRF records: their own file, the same helpers.
 . "$HERE/prf.sh"
+# Attaching to running processes.
+. "$HERE/attach.sh"
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
-	demo naming lost args descendants experiment_files prf unprobeable bad_input; do
+	demo naming lost args descendants experiment_files prf attach unprobeable bad_input; do
 	want "$t" && "test_$t"
 done
 

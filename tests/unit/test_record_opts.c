@@ -14,8 +14,9 @@
 #include <cmocka.h>
 
 #include "bpfcollect/liveset.h"
+#include "bpfcollect/procinfo.h"
+#include "bpfcollect/procmaps.h"
 #include "bpfcollect/record_opts.h"
-
 
 static int parse(char **argv, int argc, struct bc_record_opts *o, char *err)
 {
@@ -157,6 +158,176 @@ static void bad_options(void **state)
 	expect_error(novalue, 2, "option '-o' needs a value");
 }
 
+static void attach_pids(void **state)
+{
+	char *argv[] = {"record", "-P", "12,34", "-P", "12", "-P", "56", "-t", "2.5", NULL};
+	char *mins[] = {"record", "-t", "2m", "-P", "7", NULL};
+	char *secs[] = {"record", "-t", "10s", "--", "x", NULL};
+	struct bc_record_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(argv, 9, &o, err), 0);
+	assert_int_equal(o.n_attach_pids, 3); /* 12 once */
+	assert_int_equal(o.attach_pids[0], 12);
+	assert_int_equal(o.attach_pids[1], 34);
+	assert_int_equal(o.attach_pids[2], 56);
+	assert_null(o.argv); /* no command with -P */
+	assert_true(o.duration_s == 2.5);
+	bc_record_opts_free(&o);
+	assert_int_equal(parse(mins, 5, &o, err), 0);
+	assert_true(o.duration_s == 120);
+	bc_record_opts_free(&o);
+	assert_int_equal(parse(secs, 5, &o, err), 0);
+	assert_true(o.duration_s == 10);
+	assert_int_equal(o.n_attach_pids, 0);
+	assert_string_equal(o.argv[0], "x");
+	bc_record_opts_free(&o);
+}
+
+static void attach_errors(void **state)
+{
+	char *both[] = {"record", "-P", "12", "--", "x", NULL};
+	char *letters[] = {"record", "-P", "12,abc", NULL};
+	char *zero[] = {"record", "-P", "0", NULL};
+	char *empty[] = {"record", "-P", "12,", NULL};
+	char *neg[] = {"record", "-P", "-5", NULL};
+	char *huge[] = {"record", "-P", "99999999999", NULL};
+	char *t0[] = {"record", "-t", "0", "--", "x", NULL};
+	char *tunit[] = {"record", "-t", "5h", "--", "x", NULL};
+	char *tnan[] = {"record", "-t", "nan", "--", "x", NULL};
+	char many[1024] = "1";
+	char *toomany[] = {"record", "-P", many, NULL};
+
+	(void)state;
+	for (int i = 2; i <= BC_MAX_ATTACH_PIDS + 1; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), ",%d", i);
+	expect_error(both, 5, "not both");
+	expect_error(letters, 3, "-P takes process ids");
+	expect_error(zero, 3, "not '0'");
+	expect_error(empty, 3, "not '12,'");
+	expect_error(neg, 3, "not '-5'");
+	expect_error(huge, 3, "-P takes process ids");
+	expect_error(toomany, 3, "at most 64");
+	expect_error(t0, 5, "-t takes a duration");
+	expect_error(tunit, 5, "not '5h'");
+	expect_error(tnan, 5, "not 'nan'");
+}
+
+static void write_file(const char *dir, unsigned pid, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u", dir, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%u/%s", dir, pid, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void proc_inspect(void **state)
+{
+	char dir[] = "/tmp/bc-procinfo.XXXXXX";
+	struct bc_proc_info pi;
+	char err[256], cmd[300];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* A user process; flags (field 9) without PF_KTHREAD. */
+	write_file(dir, 100, "stat", "100 (my prog) S 1 100 100 0 -1 4194560 0 0\n");
+	write_file(dir, 100, "status", "Name:\tmy prog\nTgid:\t100\nPid:\t100\n");
+	/* kthreadd: PF_KTHREAD 0x00200000 set. */
+	write_file(dir, 2, "stat", "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0\n");
+	write_file(dir, 2, "status", "Name:\tkthreadd\nTgid:\t2\n");
+	/* A thread of 100, with ") " in its comm. */
+	write_file(dir, 101, "stat", "101 (w) S (1)) R 1 100 100 0 -1 64 0 0\n");
+	write_file(dir, 101, "status", "Name:\tw\nTgid:\t100\n");
+	write_file(dir, 102, "stat", "102 (gone) Z 1 102 102 0 -1 64 0 0\n");
+	write_file(dir, 103, "stat", "garbage\n");
+
+	assert_int_equal(bc_proc_inspect(dir, 100, &pi, err, sizeof(err)), 0);
+	assert_int_equal(pi.pid, 100);
+	assert_string_equal(pi.comm, "my prog");
+	assert_false(pi.kthread);
+	assert_int_equal(bc_proc_inspect(dir, 2, &pi, err, sizeof(err)), 0);
+	assert_true(pi.kthread);
+	assert_int_equal(bc_proc_inspect(dir, 101, &pi, err, sizeof(err)), 0);
+	assert_int_equal(pi.pid, 100);
+	assert_int_equal(pi.tid, 101);
+	assert_string_equal(pi.comm, "w) S (1)");
+	assert_int_equal(bc_proc_inspect(dir, 102, &pi, err, sizeof(err)), -ESRCH);
+	assert_non_null(strstr(err, "has exited"));
+	assert_int_equal(bc_proc_inspect(dir, 104, &pi, err, sizeof(err)), -ESRCH);
+	assert_non_null(strstr(err, "no such process: 104"));
+	assert_int_equal(bc_proc_inspect(dir, 103, &pi, err, sizeof(err)), -EINVAL);
+	assert_int_equal(bc_proc_inspect(dir, 0, &pi, err, sizeof(err)), -EINVAL);
+	/* And the real thing: we are a user process. */
+	assert_int_equal(bc_proc_inspect("/proc", (uint32_t)getpid(), &pi, err, sizeof(err)), 0);
+	assert_int_equal(pi.pid, (uint32_t)getpid());
+	assert_false(pi.kthread);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void comm_names(void **state)
+{
+	char out[32];
+
+	(void)state;
+	bc_comm_for_filename("sshd", out, sizeof(out));
+	assert_string_equal(out, "sshd");
+	bc_comm_for_filename("kworker/0:1 x", out, sizeof(out));
+	assert_string_equal(out, "kworker_0_1_x");
+	bc_comm_for_filename("", out, sizeof(out));
+	assert_string_equal(out, "unknown");
+	bc_comm_for_filename("abcdefghij", out, 5);
+	assert_string_equal(out, "abcd");
+}
+
+static int count_mapping(void *ctx, const struct bc_mapping *m)
+{
+	int *n = ctx;
+
+	assert_true(m->path[0] == '/');
+	assert_true(m->end > m->start);
+	(*n)++;
+	return 0;
+}
+
+static int stop_mapping(void *ctx, const struct bc_mapping *m)
+{
+	(void)ctx;
+	(void)m;
+	return -ECANCELED;
+}
+
+static void proc_maps(void **state)
+{
+	char line[] = "7f00aa000000-7f00aa100000 r-xp 00026000 08:01 1234   /usr/lib/libc.so.6\n";
+	char anon[] = "7ffd0000-7ffd1000 rw-p 00000000 00:00 0 \n";
+	char bad_line[] = "not a mapping\n";
+	struct bc_mapping m;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(bc_procmaps_parse_line(line, &m), 0);
+	assert_true(m.start == 0x7f00aa000000ULL && m.end == 0x7f00aa100000ULL);
+	assert_true(m.offset == 0x26000);
+	assert_string_equal(m.path, "/usr/lib/libc.so.6");
+	assert_int_equal(bc_procmaps_parse_line(anon, &m), 0);
+	assert_string_equal(m.path, "");
+	assert_int_equal(bc_procmaps_parse_line(bad_line, &m), -EINVAL);
+	/* Our own maps: the test binary and libc at least. */
+	assert_true(bc_procmaps_read("/proc", (uint32_t)getpid(), 5, count_mapping, &n) >= 2);
+	assert_true(n >= 2);
+	assert_int_equal(bc_procmaps_read("/proc", (uint32_t)getpid(), 5, stop_mapping, NULL),
+			 -ECANCELED);
+	assert_int_equal(bc_procmaps_read("/proc", 999999999, 5, count_mapping, &n), -ESRCH);
+}
+
 static void help(void **state)
 {
 	char *argv[] = {"record", "--help", NULL};
@@ -233,6 +404,11 @@ int main(void)
 		cmocka_unit_test(command_without_dashes),
 		cmocka_unit_test(syscalls_all),
 		cmocka_unit_test(bad_options),
+		cmocka_unit_test(attach_pids),
+		cmocka_unit_test(attach_errors),
+		cmocka_unit_test(proc_inspect),
+		cmocka_unit_test(comm_names),
+		cmocka_unit_test(proc_maps),
 		cmocka_unit_test(help),
 		cmocka_unit_test(live_set),
 		cmocka_unit_test(pid_finished),

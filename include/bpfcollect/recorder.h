@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recording agent's state, shared by its parts: the command
+ * (record.c), the BPF setup (record_bpf.c) and the drain loop
+ * (record_loop.c).
+ */
+#ifndef BPFCOLLECT_RECORDER_H
+#define BPFCOLLECT_RECORDER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "bpfcollect/attach.h"
+#include "bpfcollect/launch.h"
+#include "bpfcollect/liveset.h"
+#include "bpfcollect/mapset.h"
+#include "bpfcollect/model.h"
+#include "bpfcollect/record.h"
+#include "bpfcollect/record_opts.h"
+
+struct collect_bpf;
+struct ring_buffer;
+
+struct recorder {
+	struct bc_record_opts *opts;
+	struct collect_bpf *skel;
+	struct bc_sink *sink;
+	struct bc_functab funcs;
+	struct bc_attachment att;
+	struct ring_buffer *ring;
+	struct bc_mapset maps; /* executable mappings of every traced process */
+	struct bc_live_set live;
+	struct bc_child child;
+	uint32_t root_pid;     /* the launched process, or the first one attached to */
+	const uint32_t *roots; /* the processes traced from the start: root_pid first */
+	size_t n_roots;
+	bool attached;	     /* -P: roots ran before; they are not our children */
+	uint64_t stop_at_ns; /* -t: CLOCK_MONOTONIC deadline, 0 = none */
+	bool timed_out;	     /* -t ended the recording */
+	int stop_signal;     /* the signal that ended recording, 0 if none */
+	bool root_exec_seen; /* the launch exec has come through the ring */
+	bool root_reaped;
+	int root_status;
+	int sink_error;
+	uint64_t events, bad_records;
+	bool status_line;
+};
+
+uint64_t bc_now_ns(clockid_t clk);
+
+/*
+ * Opens and loads the BPF programs, fills their maps, attaches them and
+ * maps the ring buffer. Nothing is traced until bc_recorder_trace_pids().
+ * 0 or -errno with one line in err.
+ */
+int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen);
+
+/*
+ * Puts the roots into the BPF filter: from here their threads (those running
+ * and those to come) and followed children are traced. Called once every
+ * probe is in place, so an attached process never sees half of them.
+ */
+int bc_recorder_trace_pids(struct recorder *r, char *err, size_t errlen);
+
+/* The ring buffer callback: one record into the sinks (ctx is the recorder). */
+int bc_recorder_on_record(void *ctx, void *data, size_t size);
+
+/* Drains the ring into the sink until the traced processes end or a signal stops it. */
+int bc_recorder_drain(struct recorder *r, int sigfd);
+
+/* Ring-buffer losses per class, summed over CPUs. */
+void bc_recorder_read_lost(struct recorder *r, uint64_t lost[BC_LOSS_NR]);
+
+/* One LOST record per CPU and class that lost anything, into the sink. */
+int bc_recorder_emit_lost(struct recorder *r, uint64_t ktime);
+#endif

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/* Loading, configuring and attaching the recorder's BPF programs. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collect.skel.h"
+
+#include "bpfcollect/recorder.h"
+#include "bpfcollect/syscall_filter.h"
+#include "bpfcollect/uprobe_multi.h"
+
+int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
+{
+	bool multi = !r->opts->no_multi && bc_uprobe_multi_supported();
+	int rc;
+
+	r->skel = collect_bpf__open();
+	if (!r->skel) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open the BPF programs: %s", strerror(-rc));
+		return rc;
+	}
+	bpf_map__set_max_entries(r->skel->maps.events, r->opts->bufsize_mib << 20);
+	r->skel->rodata->follow_children = r->opts->follow;
+	r->skel->rodata->ringbuf_wake_bytes = (uint64_t)(r->opts->bufsize_mib << 20) / 4;
+	bool entry_caps = false, ret_caps = false;
+
+	for (size_t i = 0; i < r->funcs.n; i++) {
+		entry_caps |= r->funcs.v[i].capture.n_entry > 0;
+		ret_caps |= r->funcs.v[i].capture.n_return > 0;
+	}
+	struct bpf_program *uprogs[] = {r->skel->progs.func_entry, r->skel->progs.func_return,
+					r->skel->progs.func_entry_cap,
+					r->skel->progs.func_return_cap};
+
+	for (size_t i = 0; i < sizeof(uprogs) / sizeof(uprogs[0]); i++)
+		if (multi)
+			bpf_program__set_expected_attach_type(
+				uprogs[i], (enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
+	/* The sleepable capture programs need a 6.12+ kfunc: load them only when used. */
+	bpf_program__set_autoload(r->skel->progs.func_entry_cap, entry_caps);
+	bpf_program__set_autoload(r->skel->progs.func_return_cap, ret_caps);
+	/* sys_exit also follows mmap/munmap for map.xml: it is always there. */
+	if (!r->opts->syscalls)
+		bpf_program__set_autoload(r->skel->progs.sys_enter, false);
+	/* One capture slot per function id (an array map cannot be empty). */
+	bpf_map__set_max_entries(r->skel->maps.capture_specs,
+				 r->funcs.n ? (uint32_t)r->funcs.n : 1);
+	rc = collect_bpf__load(r->skel);
+	if (rc < 0) {
+		snprintf(err, errlen,
+			 "cannot load the BPF programs: %s (kernel with BTF, task storage and ring "
+			 "buffer needed; -v shows why)",
+			 strerror(-rc));
+		return rc;
+	}
+	if (r->opts->syscalls) {
+		rc = bc_syscall_filter_set(bpf_map__fd(r->skel->maps.syscall_filter),
+					   bpf_map__fd(r->skel->maps.syscall_captures),
+					   r->opts->syscall_list, r->opts->string_size, err,
+					   errlen);
+		if (rc < 0)
+			return rc;
+	}
+	for (uint32_t id = 0; id < r->funcs.n; id++) {
+		if (!bc_func_captures(&r->funcs.v[id]))
+			continue;
+		if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.capture_specs), &id,
+					&r->funcs.v[id].capture, BPF_ANY) < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot set what to capture for %s: %s",
+				 r->funcs.v[id].name, strerror(-rc));
+			return rc;
+		}
+	}
+	struct bpf_program *always[] = {r->skel->progs.proc_fork, r->skel->progs.proc_exec,
+					r->skel->progs.proc_exit, r->skel->progs.sys_exit,
+					r->skel->progs.sys_enter};
+	struct bpf_link **links[] = {&r->skel->links.proc_fork, &r->skel->links.proc_exec,
+				     &r->skel->links.proc_exit, &r->skel->links.sys_exit,
+				     &r->skel->links.sys_enter};
+
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
+		if (i >= 4 && !r->opts->syscalls)
+			break;
+		*links[i] = bpf_program__attach(always[i]);
+		if (!*links[i]) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot attach %s: %s", bpf_program__name(always[i]),
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	struct bc_attach_progs progs = {r->skel->progs.func_entry, r->skel->progs.func_return,
+					r->skel->progs.func_entry_cap,
+					r->skel->progs.func_return_cap};
+
+	rc = bc_attach_functions(&progs, &r->funcs, multi, &r->att, err, errlen);
+	if (rc < 0)
+		return rc;
+	r->ring =
+		ring_buffer__new(bpf_map__fd(r->skel->maps.events), bc_recorder_on_record, r, NULL);
+	if (!r->ring) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+int bc_recorder_trace_pids(struct recorder *r, char *err, size_t errlen)
+{
+	int fd = bpf_map__fd(r->skel->maps.traced_pids);
+	uint32_t one = 1;
+
+	for (size_t i = 0; i < r->n_roots; i++) {
+		if (bpf_map_update_elem(fd, &r->roots[i], &one, BPF_ANY) < 0) {
+			int rc = -errno;
+
+			snprintf(err, errlen, "cannot register process %u for tracing: %s",
+				 r->roots[i], strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The recording agent's loop: drains the ring buffer on a timer into the
+ * sinks, keeps the set of live traced processes and their mappings, and
+ * watches for the signals that end a recording.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collect.skel.h"
+
+#include "bpfcollect/exec_image.h"
+#include "bpfcollect/overview.h"
+#include "bpfcollect/recorder.h"
+
+#define DRAIN_INTERVAL_MS 100
+#define STOP_GRACE_NS	  (2ULL * 1000000000ULL)
+
+uint64_t bc_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool is_execve(const struct bc_event *ev)
+{
+	uint32_t nr;
+
+	if (ev->rec->kind == BC_REC_SYS_ENTER)
+		nr = ((const struct bc_rec_sys_enter *)ev->rec)->nr;
+	else if (ev->rec->kind == BC_REC_SYS_EXIT)
+		nr = ((const struct bc_rec_sys_exit *)ev->rec)->nr;
+	else
+		return false;
+	return nr == 59 /* execve */ || nr == 322 /* execveat */;
+}
+
+/* Mapping records become map.xml events (through the sink's mapping op), not records. */
+static int handle_mapping(struct recorder *r, const struct bc_event *ev)
+{
+	char path[BC_MMAP_PATH_MAX + BC_MMAP_DEPTH + 2];
+	struct bc_mapping m;
+	int rc;
+
+	if (ev->rec->kind == BC_REC_MUNMAP) {
+		const struct bc_rec_munmap *u = (const void *)ev->rec;
+
+		m = (struct bc_mapping){.pid = u->h.pid,
+					.ktime = u->h.ktime,
+					.start = u->start,
+					.end = u->start + u->len,
+					.unmap = true};
+		bc_mapset_unmap(&r->maps, m.pid, m.start, m.end);
+	} else {
+		if (bc_mapping_from_record((const void *)ev->rec, path, sizeof(path), &m) < 0)
+			return 0;
+		rc = bc_mapset_add(&r->maps, &m);
+		if (rc < 0)
+			goto fail;
+	}
+	rc = bc_sink_mapping(r->sink, &m);
+	if (rc >= 0)
+		return 0;
+fail:
+	r->sink_error = rc;
+	return rc;
+}
+
+/* The image an exec mapped (not through mmap syscalls), into the new image's map.xml. */
+static int exec_mappings(struct recorder *r, const struct bc_rec_exec *x)
+{
+	struct bc_exec_maps em;
+	char file[BC_PATH_LEN + 1], self[64];
+	int rc;
+
+	memcpy(file, x->filename, x->filename_len);
+	file[x->filename_len] = 0;
+	/* A relative name is relative to the process's cwd: ask it while it runs. */
+	if (file[0] != '/') {
+		snprintf(self, sizeof(self), "/proc/%u/exe", x->h.pid);
+		ssize_t n = readlink(self, file, sizeof(file) - 1);
+
+		if (n <= 0)
+			return 0;
+		file[n] = 0;
+	}
+	if (!x->code_start ||
+	    bc_exec_image_maps(file, x->code_start, x->interp_base, x->h.pid, x->h.ktime, &em) < 0)
+		return 0;
+	for (size_t i = 0; i < em.n; i++) {
+		rc = bc_mapset_add(&r->maps, &em.m[i]);
+		if (!rc)
+			rc = bc_sink_mapping(r->sink, &em.m[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int bc_recorder_on_record(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	struct bc_event ev;
+	int rc;
+
+	if (bc_decode(data, size, &r->funcs, &ev) < 0) {
+		r->bad_records++;
+		return 0;
+	}
+	/*
+	 * Before its exec the launched child runs our launcher (waiting on the
+	 * release pipe, restoring its signal mask): not the user's program.
+	 * Its execve call is where the trace starts.
+	 */
+	if (ev.rec->kind == BC_REC_MMAP || ev.rec->kind == BC_REC_MUNMAP) {
+		r->events++;
+		return handle_mapping(r, &ev);
+	}
+	if (ev.rec->pid == r->root_pid && !r->root_exec_seen && ev.rec->kind != BC_REC_PROC_EXEC &&
+	    !is_execve(&ev))
+		return 0;
+	r->events++;
+	switch (ev.rec->kind) {
+	case BC_REC_PROC_FORK:
+		if (r->opts->follow)
+			bc_live_add(&r->live, ((const struct bc_rec_fork *)ev.rec)->child_pid);
+		break;
+	case BC_REC_PROC_EXIT:
+		bc_live_remove(&r->live, ev.rec->pid);
+		break;
+	default:
+		break;
+	}
+	rc = bc_sink_event(r->sink, &ev);
+	if (rc < 0) {
+		r->sink_error = rc;
+		return rc;
+	}
+	/* A fork child starts with its parent's mappings; an exec with none. */
+	switch (ev.rec->kind) {
+	case BC_REC_PROC_FORK:
+		if (r->opts->follow)
+			rc = bc_mapset_fork(&r->maps, ev.rec->pid,
+					    ((const struct bc_rec_fork *)ev.rec)->child_pid,
+					    ev.rec->ktime, r->sink);
+		break;
+	case BC_REC_PROC_EXEC:
+		bc_mapset_drop(&r->maps, ev.rec->pid);
+		rc = exec_mappings(r, (const struct bc_rec_exec *)ev.rec);
+		if (ev.rec->pid == r->root_pid)
+			r->root_exec_seen = true;
+		break;
+	case BC_REC_PROC_EXIT:
+		bc_mapset_drop(&r->maps, ev.rec->pid);
+		break;
+	default:
+		break;
+	}
+	if (rc < 0)
+		r->sink_error = rc;
+	return rc;
+}
+
+void bc_recorder_read_lost(struct recorder *r, uint64_t lost[BC_LOSS_NR])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int fd = bpf_map__fd(r->skel->maps.lost_events);
+	uint64_t *vals;
+
+	memset(lost, 0, sizeof(uint64_t) * BC_LOSS_NR);
+	if (ncpu <= 0)
+		return;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return;
+	for (uint32_t k = 0; k < BC_LOSS_NR; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals) < 0)
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			lost[k] += vals[c];
+	}
+	free(vals);
+}
+
+/*
+ * Writes one LOST record per CPU and class that lost anything, so every
+ * format can show the losses where they belong (PRF ErrRec, ...), not only
+ * the experiment's log.
+ */
+int bc_recorder_emit_lost(struct recorder *r, uint64_t ktime)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int fd = bpf_map__fd(r->skel->maps.lost_events);
+	uint64_t *vals;
+	int rc = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < BC_LOSS_NR && rc == 0; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals) < 0)
+			continue;
+		for (int c = 0; c < ncpu && rc == 0; c++) {
+			struct bc_rec_lost rec = {
+				.h = {.size = sizeof(rec),
+				      .kind = BC_REC_LOST,
+				      .pid = r->root_pid,
+				      .ktime = ktime},
+				.loss_class = k,
+				.cpu = (uint32_t)c,
+				.count = vals[c],
+			};
+			struct bc_event ev;
+
+			if (!vals[c] || bc_decode(&rec, sizeof(rec), &r->funcs, &ev) < 0)
+				continue;
+			rc = bc_sink_event(r->sink, &ev);
+		}
+	}
+	free(vals);
+	return rc;
+}
+
+static void print_status(struct recorder *r, uint64_t *last_events, uint64_t *last_ns)
+{
+	uint64_t now = bc_now_ns(CLOCK_MONOTONIC), lost[BC_LOSS_NR], total_lost = 0;
+	double secs = (double)(now - *last_ns) / 1e9;
+
+	if (!r->status_line || secs < 1.0)
+		return;
+	bc_recorder_read_lost(r, lost);
+	for (int i = 0; i < BC_LOSS_NR; i++)
+		total_lost += lost[i];
+	fprintf(stderr, "\r\033[Kbpfcollect: %" PRIu64 " events, %.0f/s, %" PRIu64 " lost",
+		r->events, (double)(r->events - *last_events) / secs, total_lost);
+	*last_events = r->events;
+	*last_ns = now;
+}
+
+/* An overview sample of every process being waited for (their last one comes at exit). */
+static void sample_usage(struct recorder *r)
+{
+	for (size_t i = 0; i < r->live.n; i++) {
+		struct bc_usage u;
+
+		if (bc_usage_read((pid_t)r->live.pids[i], &u) == 0)
+			bc_sink_usage(r->sink, r->live.pids[i], &u);
+	}
+}
+
+/* Waits for the traced processes, draining the ring on a timer. */
+int bc_recorder_drain(struct recorder *r, int sigfd)
+{
+	int epfd, ring_fd = bpf_map__fd(r->skel->maps.events);
+	struct epoll_event ev = {0}, evs[4];
+	uint64_t stop_deadline = 0, last_events = 0, last_status = bc_now_ns(CLOCK_MONOTONIC);
+	uint64_t next_sample = last_status + (uint64_t)r->opts->sample_ms * 1000000ULL;
+	int rc = 0;
+
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd < 0)
+		return -errno;
+	/*
+	 * Edge-triggered: the ring only signals when BPF forces a wakeup at
+	 * its fill level. Level-triggered polling would return at once while
+	 * any record is pending and spin under steady traffic.
+	 */
+	ev.events = EPOLLIN | EPOLLET;
+	ev.data.fd = ring_fd;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, ring_fd, &ev) < 0)
+		goto fail;
+	ev.events = EPOLLIN;
+	ev.data.fd = sigfd;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, sigfd, &ev) < 0)
+		goto fail;
+
+	for (;;) {
+		int n = epoll_wait(epfd, evs, 4, DRAIN_INTERVAL_MS);
+
+		if (n < 0 && errno != EINTR)
+			goto fail;
+		if (ring_buffer__consume(r->ring) < 0 && r->sink_error)
+			break;
+		for (int i = 0; i < n; i++) {
+			struct signalfd_siginfo si;
+
+			if (evs[i].data.fd != sigfd)
+				continue;
+			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD)
+					continue;
+				if (stop_deadline) /* second signal: stop now */
+					goto out;
+				r->stop_signal = (int)si.ssi_signo;
+				/* Attached processes are not ours: stop tracing them, no more. */
+				if (r->attached)
+					goto out;
+				/* Pass it on like a shell would, then finish the output. */
+				if (!r->root_reaped)
+					kill(r->root_pid, (int)si.ssi_signo);
+				stop_deadline = bc_now_ns(CLOCK_MONOTONIC) + STOP_GRACE_NS;
+			}
+		}
+		if (!r->root_reaped && !r->attached) {
+			int status;
+			pid_t w = waitpid(r->root_pid, &status, WNOHANG);
+
+			if (w == (pid_t)r->root_pid) {
+				r->root_reaped = true;
+				r->root_status = status;
+			}
+		}
+		/* Exit records can be lost when the ring is full: look for ourselves. */
+		for (size_t i = 0; i < r->live.n;) {
+			uint32_t pid = r->live.pids[i];
+
+			if ((pid != r->root_pid || r->attached) && bc_pid_finished("/proc", pid))
+				bc_live_remove(&r->live, pid);
+			else
+				i++;
+		}
+		if (r->root_reaped)
+			bc_live_remove(&r->live, r->root_pid);
+		if (r->opts->sample_ms && bc_now_ns(CLOCK_MONOTONIC) >= next_sample) {
+			sample_usage(r);
+			next_sample += (uint64_t)r->opts->sample_ms * 1000000ULL;
+		}
+		/* Whole records reach the disk every tick, so `report` can follow a live run. */
+		rc = bc_sink_flush(r->sink);
+		if (rc < 0 && !r->sink_error)
+			r->sink_error = rc;
+		rc = 0;
+		print_status(r, &last_events, &last_status);
+		if (r->sink_error)
+			break;
+		if (r->live.n == 0 && (r->root_reaped || r->attached))
+			break;
+		if (r->stop_at_ns && bc_now_ns(CLOCK_MONOTONIC) >= r->stop_at_ns) {
+			r->timed_out = true;
+			break;
+		}
+		if (stop_deadline && bc_now_ns(CLOCK_MONOTONIC) > stop_deadline)
+			break;
+	}
+out:
+	close(epfd);
+	return rc;
+fail:
+	rc = -errno;
+	close(epfd);
+	return rc;
+}

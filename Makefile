@@ -156,8 +156,9 @@ demo: $(BIN) $(DEMO)
 	gprofng display text -header $(O)/demo/demo.1.er 2>&1 | head -20
 
 # ---------------------------------------------------------------- bench
-bench: $(BIN)
+bench: $(BIN) $(TARGET_BINS)
 	tools/bench.sh $(O)
+	tools/bench-profile.sh $(O)
 
 # ---------------------------------------------------------------- install
 install: $(BIN)

@@ -14,6 +14,7 @@
 #include "bpfcollect/archive.h"
 #include "bpfcollect/report.h"
 #include "bpfcollect/report_exp.h"
+#include "bpfcollect/report_profile.h"
 #include "bpfcollect/report_tree.h"
 #include "bpfcollect/sink_calls.h"
 #include "bpfcollect/sink_text.h"
@@ -39,6 +40,9 @@ static const char report_usage[] =
 	"  overview    usage samples of each process: user and system CPU, wait\n"
 	"              for CPU, sleep, context switches, faults (gprofng's names)\n"
 	"  objects     the load objects each process mapped, and when\n"
+	"  profile     the clock profile (record -p): exclusive CPU with its user\n"
+	"              and system parts, and inclusive CPU, by function, kernel\n"
+	"              functions included (vmlinux`NAME), as gprofng lists them\n"
 	"\n"
 	"  -s, --sort KEY   functions order: excl (default), incl, calls, avg, name\n"
 	"  -n, --top N      at most N functions, or N calls (default 50), or N children\n"
@@ -59,6 +63,7 @@ enum view {
 	VIEW_THREADS = 128,
 	VIEW_OVERVIEW = 256,
 	VIEW_OBJECTS = 512,
+	VIEW_PROFILE = 1024,
 	VIEW_TREE_VIEWS = VIEW_CALLTREE | VIEW_CALLERS_CALLEES | VIEW_THREADS,
 };
 
@@ -84,6 +89,8 @@ static int parse_view(const char *s)
 		return VIEW_OVERVIEW;
 	if (!strcmp(s, "objects"))
 		return VIEW_OBJECTS;
+	if (!strcmp(s, "profile"))
+		return VIEW_PROFILE;
 	return -EINVAL;
 }
 
@@ -271,7 +278,7 @@ int bc_cmd_report(int argc, char **argv)
 		if (v < 0) {
 			bc_error("report: unknown view '%s'; views: header functions syscalls "
 				 "events calls FUNC calltree callers-callees FUNC threads overview "
-				 "objects",
+				 "objects profile",
 				 argv[optind]);
 			return 2;
 		}
@@ -376,6 +383,11 @@ int bc_cmd_report(int argc, char **argv)
 	}
 	if ((views & VIEW_OVERVIEW) &&
 	    bc_report_overview(exp, descendants, stdout, err, sizeof(err)) < 0) {
+		bc_error("%s", err);
+		goto out;
+	}
+	if ((views & VIEW_PROFILE) &&
+	    bc_report_profile(exp, descendants, top, stdout, err, sizeof(err)) < 0) {
 		bc_error("%s", err);
 		goto out;
 	}

@@ -23,107 +23,13 @@
 
 #include "bpfcollect/argspec.h"
 #include "bpfcollect/er_overview.h"
+#include "bpfcollect/er_profile.h"
+#include "bpfcollect/er_strbuf.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/xml.h"
 
 #define DATA_BUF_SIZE (64 * 1024)
 #define NSEC_PER_SEC  1000000000ULL
-
-/* A growable string; allocation failure is sticky and checked once at the end. */
-struct strbuf {
-	char *s;
-	size_t len;
-	size_t cap;
-	bool oom;
-};
-
-static bool sb_reserve(struct strbuf *b, size_t more)
-{
-	if (b->oom)
-		return false;
-	if (b->len + more + 1 <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 256;
-
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	char *s = realloc(b->s, cap);
-
-	if (!s) {
-		b->oom = true;
-		return false;
-	}
-	b->s = s;
-	b->cap = cap;
-	return true;
-}
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(struct strbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !sb_reserve(b, n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, n + 1, fmt, ap);
-	va_end(ap);
-	b->len += n;
-}
-
-static void sb_putc(struct strbuf *b, char c)
-{
-	if (!sb_reserve(b, 1))
-		return;
-	b->s[b->len++] = c;
-	b->s[b->len] = '\0';
-}
-
-static void sb_escaped(struct strbuf *b, const char *s)
-{
-	size_t n = bc_xml_escape(NULL, 0, s ? s : "");
-
-	if (!sb_reserve(b, n))
-		return;
-	bc_xml_escape(b->s + b->len, n + 1, s ? s : "");
-	b->len += n;
-}
-
-/*
- * Appends s as one shell word: comment lines stay readable in gprofng's
- * header and parse back exactly. Single quotes unless s holds one; then
- * double quotes, which our reader treats literally but for backslash.
- */
-static void sb_shell_word(struct strbuf *b, const char *s)
-{
-	const char *safe =
-		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-";
-
-	if (*s && strspn(s, safe) == strlen(s)) {
-		sb_printf(b, "%s", s);
-	} else if (!strchr(s, '\'')) {
-		sb_printf(b, "'%s'", s);
-	} else {
-		sb_putc(b, '"');
-		for (; *s; s++) {
-			if (*s == '"' || *s == '\\')
-				sb_putc(b, '\\');
-			sb_putc(b, *s);
-		}
-		sb_putc(b, '"');
-	}
-}
-
-/* An XML comment event that gprofng prints verbatim in the header (id 400). */
-static void sb_comment(struct strbuf *b, const struct strbuf *text)
-{
-	sb_printf(b, "<event kind=\"comment\" id=\"400\">");
-	sb_escaped(b, text->oom ? "" : text->s);
-	sb_printf(b, "</event>\n");
-}
 
 struct data_out {
 	int fd;
@@ -152,6 +58,8 @@ struct er_writer {
 	uint64_t mappings;
 	/* segments written to map.xml and not unmapped since: [start, end) pairs */
 	struct er_overview overview;
+	struct er_profile profile; /* -p */
+	bool profiling;
 	uint64_t (*live_segments)[2];
 	size_t n_live, cap_live;
 };
@@ -185,7 +93,7 @@ static int append_whole(int fd, uint64_t *size, const char *s, size_t len)
 	return 0;
 }
 
-static int write_sb(int fd, uint64_t *size, const struct strbuf *b)
+static int write_sb(int fd, uint64_t *size, const struct er_strbuf *b)
 {
 	if (b->oom)
 		return -ENOMEM;
@@ -248,6 +156,12 @@ static int flush_all(struct er_writer *w)
 		if (e && !err)
 			err = e;
 	}
+	if (w->profiling) {
+		int e = er_profile_flush(&w->profile);
+
+		if (e && !err)
+			err = e;
+	}
 	return err;
 }
 
@@ -263,20 +177,20 @@ static int er_flush(struct bc_sink *sink)
 	return flush_all((struct er_writer *)sink);
 }
 
-static void sb_tstamp(struct strbuf *b, uint64_t ns);
+static void er_sb_tstamp(struct er_strbuf *b, uint64_t ns);
 
 int bc_er_sink_log_event(struct bc_sink *sink, uint64_t ktime, const char *kind, const char *attrs)
 {
 	struct er_writer *w = (struct er_writer *)sink;
-	struct strbuf b = {0};
+	struct er_strbuf b = {0};
 	int err;
 
 	if (!sink || sink->ops != &er_ops || !w->begun || w->ended)
 		return -EINVAL;
 	/* tstamps are relative to the run event and never negative */
-	sb_printf(&b, "<event kind=\"%s\" tstamp=\"", kind);
-	sb_tstamp(&b, ktime > w->start_ktime ? ktime - w->start_ktime : 0);
-	sb_printf(&b, "\" %s/>\n", attrs ? attrs : "");
+	er_sb_printf(&b, "<event kind=\"%s\" tstamp=\"", kind);
+	er_sb_tstamp(&b, ktime > w->start_ktime ? ktime - w->start_ktime : 0);
+	er_sb_printf(&b, "\" %s/>\n", attrs ? attrs : "");
 	err = b.oom ? -ENOMEM : write_sb(w->log_fd, &w->log_size, &b);
 	free(b.s);
 	return err;
@@ -288,11 +202,11 @@ static int create_file(struct er_writer *w, const char *name, int *fd)
 	return *fd < 0 ? -errno : 0;
 }
 
-static void sb_tstamp(struct strbuf *b, uint64_t ns)
+static void er_sb_tstamp(struct er_strbuf *b, uint64_t ns)
 {
 	char t[BC_XML_TSTAMP_LEN];
 
-	sb_printf(b, "%s", bc_xml_format_tstamp(t, ns));
+	er_sb_printf(b, "%s", bc_xml_format_tstamp(t, ns));
 }
 
 static uint64_t rel_time(const struct er_writer *w, uint64_t ktime)
@@ -325,7 +239,7 @@ static void proc_ids(uint32_t pid, int ids[3])
 }
 
 /* <cpu id= clk=/> children of <system>, clock in MHz from /proc/cpuinfo. */
-static void sb_cpus(struct strbuf *b)
+static void er_sb_cpus(struct er_strbuf *b)
 {
 	FILE *f = fopen("/proc/cpuinfo", "re");
 	char line[256];
@@ -337,7 +251,7 @@ static void sb_cpus(struct strbuf *b)
 			if (sscanf(line, "processor : %d", &cpu) == 1)
 				continue;
 			if (cpu >= 0 && sscanf(line, "cpu MHz : %lf", &mhz) == 1) {
-				sb_printf(b, "  <cpu id=\"%d\" clk=\"%.0f\"/>\n", cpu, mhz);
+				er_sb_printf(b, "  <cpu id=\"%d\" clk=\"%.0f\"/>\n", cpu, mhz);
 				ncpus++;
 				cpu = -1;
 			}
@@ -348,43 +262,44 @@ static void sb_cpus(struct strbuf *b)
 		return;
 	/* no "cpu MHz" lines (some VMs, other arches): still say how many there are */
 	for (long i = 0, n = sysconf(_SC_NPROCESSORS_CONF); i < n; i++)
-		sb_printf(b, "  <cpu id=\"%ld\" clk=\"0\"/>\n", i);
+		er_sb_printf(b, "  <cpu id=\"%ld\" clk=\"0\"/>\n", i);
 }
 
 static int write_functions(struct er_writer *w, const struct bc_functab *funcs)
 {
-	struct strbuf b = {0};
+	struct er_strbuf b = {0};
 	uint64_t size = 0;
 	int fd, err;
 
 	err = create_file(w, "functions", &fd);
 	if (err)
 		return err;
-	sb_printf(&b,
-		  "# bpfcollect functions %d: id object offset addr size name [capture] "
-		  "(tab-separated)\n",
-		  BC_ER_FORMAT);
+	er_sb_printf(&b,
+		     "# bpfcollect functions %d: id object offset addr size name [capture] "
+		     "(tab-separated)\n",
+		     BC_ER_FORMAT);
 	for (size_t i = 0; funcs && i < funcs->n; i++) {
 		const struct bc_func *f = &funcs->v[i];
 		const char *fields[2] = {f->object ? f->object : "", f->name ? f->name : ""};
 
-		sb_printf(&b, "%u\t", f->id);
+		er_sb_printf(&b, "%u\t", f->id);
 		for (int k = 0; k < 2; k++) {
 			/* tabs and newlines are the file's separators: never let a name hold one */
 			for (const char *p = fields[k]; *p; p++)
-				sb_putc(&b, (unsigned char)*p < 0x20 ? '?' : *p);
+				er_sb_putc(&b, (unsigned char)*p < 0x20 ? '?' : *p);
 			if (k == 0)
-				sb_printf(&b, "\t0x%llx\t0x%llx\t%llu\t",
-					  (unsigned long long)f->offset,
-					  (unsigned long long)f->addr, (unsigned long long)f->size);
+				er_sb_printf(&b, "\t0x%llx\t0x%llx\t%llu\t",
+					     (unsigned long long)f->offset,
+					     (unsigned long long)f->addr,
+					     (unsigned long long)f->size);
 		}
 		if (bc_func_captures(f)) {
 			char text[BC_CAPTURE_TEXT_MAX];
 
 			if (bc_capture_spec_format(&f->capture, text, sizeof(text)) == 0)
-				sb_printf(&b, "\t%s", text);
+				er_sb_printf(&b, "\t%s", text);
 		}
-		sb_putc(&b, '\n');
+		er_sb_putc(&b, '\n');
 	}
 	err = write_sb(fd, &size, &b);
 	free(b.s);
@@ -392,84 +307,114 @@ static int write_functions(struct er_writer *w, const struct bc_functab *funcs)
 	return err;
 }
 
-static void sb_header(struct strbuf *b, const struct bc_session *s, const struct utsname *u)
+static void er_sb_header(struct er_strbuf *b, const struct bc_session *s, const struct utsname *u)
 {
 	char cwd[4096];
 	int ids[3];
 
-	sb_printf(b,
-		  "<experiment version=\"12.4\">\n<collector>bpfcollect %s</collector>\n"
-		  "</experiment>\n",
-		  BPFCOLLECT_VERSION);
-	sb_printf(b, "<system hostname=\"");
-	sb_escaped(b, u->nodename);
-	sb_printf(b, "\" arch=\"");
-	sb_escaped(b, u->machine);
-	sb_printf(b, "\" os=\"Linux ");
-	sb_escaped(b, u->release);
-	sb_printf(b, "\" pagesz=\"%ld\" npages=\"%ld\">\n", sysconf(_SC_PAGESIZE),
-		  sysconf(_SC_PHYS_PAGES));
-	sb_cpus(b);
-	sb_printf(b, "</system>\n");
+	er_sb_printf(b,
+		     "<experiment version=\"12.4\">\n<collector>bpfcollect %s</collector>\n"
+		     "</experiment>\n",
+		     BPFCOLLECT_VERSION);
+	er_sb_printf(b, "<system hostname=\"");
+	er_sb_escaped(b, u->nodename);
+	er_sb_printf(b, "\" arch=\"");
+	er_sb_escaped(b, u->machine);
+	er_sb_printf(b, "\" os=\"Linux ");
+	er_sb_escaped(b, u->release);
+	er_sb_printf(b, "\" pagesz=\"%ld\" npages=\"%ld\">\n", sysconf(_SC_PAGESIZE),
+		     sysconf(_SC_PHYS_PAGES));
+	er_sb_cpus(b);
+	er_sb_printf(b, "</system>\n");
 
 	proc_ids(s->root_pid, ids);
-	sb_printf(b, "<process pid=\"%u\"></process>\n", s->root_pid);
-	sb_printf(b, "<process ppid=\"%d\"></process>\n", ids[0]);
-	sb_printf(b, "<process pgrp=\"%d\"></process>\n", ids[1]);
-	sb_printf(b, "<process sid=\"%d\"></process>\n", ids[2]);
-	sb_printf(b, "<process cwd=\"");
-	sb_escaped(b, s->cwd ? s->cwd : getcwd(cwd, sizeof(cwd)) ? cwd : "");
-	sb_printf(b, "\"></process>\n<process wsize=\"64\"></process>\n<process>");
+	er_sb_printf(b, "<process pid=\"%u\"></process>\n", s->root_pid);
+	er_sb_printf(b, "<process ppid=\"%d\"></process>\n", ids[0]);
+	er_sb_printf(b, "<process pgrp=\"%d\"></process>\n", ids[1]);
+	er_sb_printf(b, "<process sid=\"%d\"></process>\n", ids[2]);
+	er_sb_printf(b, "<process cwd=\"");
+	er_sb_escaped(b, s->cwd ? s->cwd : getcwd(cwd, sizeof(cwd)) ? cwd : "");
+	er_sb_printf(b, "\"></process>\n<process wsize=\"64\"></process>\n<process>");
 	for (char *const *a = s->argv; a && *a; a++) {
-		sb_escaped(b, *a);
+		er_sb_escaped(b, *a);
 		if (a[1])
-			sb_printf(b, " ");
+			er_sb_printf(b, " ");
 	}
-	sb_printf(b, "</process>\n");
+	er_sb_printf(b, "</process>\n");
 }
 
 /* bpfcollect's own facts, as comments: gprofng prints them, our reader parses them. */
-static void sb_begin_comments(struct strbuf *b, const struct bc_session *s, const struct utsname *u)
+static void er_sb_begin_comments(struct er_strbuf *b, const struct bc_session *s,
+				 const struct utsname *u)
 {
-	struct strbuf t = {0};
+	struct er_strbuf t = {0};
 
-	sb_printf(&t, "bpfcollect: format=%d version=", BC_ER_FORMAT);
-	sb_shell_word(&t, BPFCOLLECT_VERSION);
-	sb_printf(&t, " kernel=");
-	sb_shell_word(&t, u->release);
-	sb_printf(&t, " libbpf=");
-	sb_shell_word(&t, libbpf_version_string());
-	sb_comment(b, &t);
+	er_sb_printf(&t, "bpfcollect: format=%d version=", BC_ER_FORMAT);
+	er_sb_shell_word(&t, BPFCOLLECT_VERSION);
+	er_sb_printf(&t, " kernel=");
+	er_sb_shell_word(&t, u->release);
+	er_sb_printf(&t, " libbpf=");
+	er_sb_shell_word(&t, libbpf_version_string());
+	er_sb_comment(b, &t);
 	if (s->options) {
 		t.len = 0;
-		sb_printf(&t, "bpfcollect: options=");
-		sb_shell_word(&t, s->options);
-		sb_comment(b, &t);
+		er_sb_printf(&t, "bpfcollect: options=");
+		er_sb_shell_word(&t, s->options);
+		er_sb_comment(b, &t);
 	}
 	t.len = 0;
-	sb_printf(&t, "bpfcollect: ringbuf=%u syscalls=%s functions=%zu", s->ringbuf_bytes,
-		  s->syscalls ? "on" : "off", s->funcs ? s->funcs->n : 0);
-	sb_comment(b, &t);
+	er_sb_printf(&t, "bpfcollect: ringbuf=%u syscalls=%s functions=%zu", s->ringbuf_bytes,
+		     s->syscalls ? "on" : "off", s->funcs ? s->funcs->n : 0);
+	er_sb_comment(b, &t);
 	t.len = 0;
-	sb_printf(&t, "bpfcollect: clock start_ktime=%llu wall_offset_ns=%lld",
-		  (unsigned long long)s->start_ktime, (long long)s->wall_offset_ns);
-	sb_comment(b, &t);
+	er_sb_printf(&t, "bpfcollect: clock start_ktime=%llu wall_offset_ns=%lld",
+		     (unsigned long long)s->start_ktime, (long long)s->wall_offset_ns);
+	er_sb_comment(b, &t);
 	t.len = 0;
-	sb_printf(&t, "bpfcollect: command:");
+	er_sb_printf(&t, "bpfcollect: command:");
 	for (char *const *a = s->argv; a && *a; a++) {
-		sb_printf(&t, " ");
-		sb_shell_word(&t, *a);
+		er_sb_printf(&t, " ");
+		er_sb_shell_word(&t, *a);
 	}
-	sb_comment(b, &t);
+	er_sb_comment(b, &t);
 	if (t.oom)
 		b->oom = true;
 	free(t.s);
 }
 
+/*
+ * -p: the profile file, and the kernel as gprofng knows it: a LinuxKernel
+ * segment in map.xml and kallmodsyms. Without kernel symbols (hidden
+ * addresses) kernel frames show as <Unknown>; the profile is still written.
+ */
+static int profile_begin(struct er_writer *w)
+{
+	const char *base = strrchr(w->path, '/');
+	struct er_strbuf b = {0};
+	uint64_t text = 0;
+	int err;
+
+	err = er_profile_open(&w->profile, w->dirfd);
+	if (err)
+		return err;
+	w->profiling = true;
+	base = base ? base + 1 : w->path;
+	if (er_kallmodsyms_write(w->dirfd, base[0] == '_', &text) < 0)
+		return 0;
+	er_sb_printf(&b,
+		     "<event kind=\"map\" object=\"segment\" tstamp=\"0.000000000\" "
+		     "vaddr=\"0x%016llX\" size=\"%d\" pagesz=\"4096\" foffset=\"+0x00000000\" "
+		     "modes=\"0x005\" chksum=\"0x0\" name=\"LinuxKernel\"/>\n",
+		     (unsigned long long)text, 0x1000000);
+	err = write_sb(w->map_fd, &w->map_size, &b);
+	free(b.s);
+	return err;
+}
+
 static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 {
 	struct er_writer *w = (struct er_writer *)sink;
-	struct strbuf b = {0};
+	struct er_strbuf b = {0};
 	struct utsname u;
 	int64_t wall;
 	int err;
@@ -492,20 +437,28 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	if (err)
 		return err;
 
-	sb_header(&b, s, &u);
+	er_sb_header(&b, s, &u);
+	if (s->profile_us) {
+		char decl[2048];
+
+		er_profile_decl(decl, sizeof(decl), s->profile_us);
+		er_sb_printf(&b, "%s", decl);
+	}
 	wall = ((int64_t)s->start_ktime + s->wall_offset_ns) / (int64_t)NSEC_PER_SEC;
 	if (wall <= 0)
 		wall = time(NULL);
-	sb_printf(&b, "<event kind=\"run\" tstamp=\"");
-	sb_tstamp(&b, s->start_ktime);
-	sb_printf(&b, "\" time=\"%lld\" tm_zone=\"0\"/>\n", (long long)wall);
-	sb_printf(&b, "<event kind=\"sample\" tstamp=\"0.000000000\" id=\"0\" "
-		      "label=\"collector_open_experiment\"/>\n");
-	sb_begin_comments(&b, s, &u);
+	er_sb_printf(&b, "<event kind=\"run\" tstamp=\"");
+	er_sb_tstamp(&b, s->start_ktime);
+	er_sb_printf(&b, "\" time=\"%lld\" tm_zone=\"0\"/>\n", (long long)wall);
+	er_sb_printf(&b, "<event kind=\"sample\" tstamp=\"0.000000000\" id=\"0\" "
+			 "label=\"collector_open_experiment\"/>\n");
+	er_sb_begin_comments(&b, s, &u);
 	err = write_sb(w->log_fd, &w->log_size, &b);
 	free(b.s);
 	if (!err)
 		err = er_overview_open(&w->overview, w->dirfd, s->root_pid, s->start_ktime);
+	if (!err && s->profile_us)
+		err = profile_begin(w);
 	return err;
 }
 
@@ -521,6 +474,14 @@ static int er_event(struct bc_sink *sink, const struct bc_event *ev)
 	/* the reader frames records by size: a bad one would corrupt the rest of the file */
 	if (h->size < sizeof(*h) || (h->size & 7))
 		return -EINVAL;
+	/* Samples go into gprofng's own files, not a private one. */
+	if (h->kind == BC_REC_PROFILE) {
+		if (h->ktime > w->last_ktime)
+			w->last_ktime = h->ktime;
+		return w->profiling && h->size >= sizeof(struct bc_rec_profile)
+			       ? er_profile_add(&w->profile, (const struct bc_rec_profile *)h)
+			       : 0;
+	}
 	f = bc_er_file_for_kind(h->kind);
 	if (f < 0)
 		return f;
@@ -580,16 +541,16 @@ static int write_unmaps(struct er_writer *w, const struct bc_mapping *m)
 	int err = 0;
 
 	for (size_t i = 0; i < w->n_live && !err;) {
-		struct strbuf b = {0};
+		struct er_strbuf b = {0};
 		uint64_t start = w->live_segments[i][0];
 
 		if (start < m->start || start >= m->end) {
 			i++;
 			continue;
 		}
-		sb_printf(&b, "<event kind=\"unmap\" tstamp=\"");
-		sb_tstamp(&b, rel_time(w, m->ktime));
-		sb_printf(&b, "\" vaddr=\"0x%016llX\"/>\n", (unsigned long long)start);
+		er_sb_printf(&b, "<event kind=\"unmap\" tstamp=\"");
+		er_sb_tstamp(&b, rel_time(w, m->ktime));
+		er_sb_printf(&b, "\" vaddr=\"0x%016llX\"/>\n", (unsigned long long)start);
 		err = b.oom ? -ENOMEM : write_sb(w->map_fd, &w->map_size, &b);
 		free(b.s);
 		w->live_segments[i][0] = w->live_segments[w->n_live - 1][0];
@@ -602,7 +563,7 @@ static int write_unmaps(struct er_writer *w, const struct bc_mapping *m)
 static int er_mapping(struct bc_sink *sink, const struct bc_mapping *m)
 {
 	struct er_writer *w = (struct er_writer *)sink;
-	struct strbuf b = {0};
+	struct er_strbuf b = {0};
 	uint64_t size;
 	int err;
 
@@ -622,14 +583,14 @@ static int er_mapping(struct bc_sink *sink, const struct bc_mapping *m)
 		size = INT32_MAX;
 	if (m->ktime > w->last_ktime)
 		w->last_ktime = m->ktime;
-	sb_printf(&b, "<event kind=\"map\" object=\"segment\" tstamp=\"");
-	sb_tstamp(&b, rel_time(w, m->ktime));
-	sb_printf(&b,
-		  "\" vaddr=\"0x%016llX\" size=\"%d\" pagesz=\"4096\" foffset=\"+0x%08llX\" "
-		  "modes=\"0x005\" chksum=\"0x0\" name=\"",
-		  (unsigned long long)m->start, (int)size, (unsigned long long)m->offset);
-	sb_escaped(&b, m->path);
-	sb_printf(&b, "\"/>\n");
+	er_sb_printf(&b, "<event kind=\"map\" object=\"segment\" tstamp=\"");
+	er_sb_tstamp(&b, rel_time(w, m->ktime));
+	er_sb_printf(&b,
+		     "\" vaddr=\"0x%016llX\" size=\"%d\" pagesz=\"4096\" foffset=\"+0x%08llX\" "
+		     "modes=\"0x005\" chksum=\"0x0\" name=\"",
+		     (unsigned long long)m->start, (int)size, (unsigned long long)m->offset);
+	er_sb_escaped(&b, m->path);
+	er_sb_printf(&b, "\"/>\n");
 	err = write_sb(w->map_fd, &w->map_size, &b);
 	free(b.s);
 	if (!err) {
@@ -642,15 +603,15 @@ static int er_mapping(struct bc_sink *sink, const struct bc_mapping *m)
 /* A sample point: the overview record and its log.xml event, whole elements each. */
 static int add_sample(struct er_writer *w, const struct bc_usage *u, const char *label)
 {
-	struct strbuf b = {0};
+	struct er_strbuf b = {0};
 	int id, err;
 
 	id = er_overview_add(&w->overview, u);
 	if (id < 0)
 		return id;
-	sb_printf(&b, "<event kind=\"sample\" tstamp=\"");
-	sb_tstamp(&b, rel_time(w, u->tstamp));
-	sb_printf(&b, "\" id=\"%d\" label=\"%s\"/>\n", id, label);
+	er_sb_printf(&b, "<event kind=\"sample\" tstamp=\"");
+	er_sb_tstamp(&b, rel_time(w, u->tstamp));
+	er_sb_printf(&b, "\" id=\"%d\" label=\"%s\"/>\n", id, label);
 	err = b.oom ? -ENOMEM : write_sb(w->log_fd, &w->log_size, &b);
 	free(b.s);
 	return err;
@@ -668,7 +629,7 @@ static int er_usage(struct bc_sink *sink, uint32_t pid, const struct bc_usage *u
 static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 {
 	struct er_writer *w = (struct er_writer *)sink;
-	struct strbuf b = {0}, t = {0};
+	struct er_strbuf b = {0}, t = {0};
 	uint64_t end_ktime, records = 0;
 	int err, e2;
 
@@ -694,21 +655,24 @@ static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 
 	for (int i = 0; i < BC_ER_NFILES; i++)
 		records += w->data[i].records;
-	sb_printf(&t, "bpfcollect: lost func=%llu syscall=%llu proc=%llu events=%llu",
-		  (unsigned long long)e->lost[BC_LOSS_FUNC],
-		  (unsigned long long)e->lost[BC_LOSS_SYSCALL],
-		  (unsigned long long)e->lost[BC_LOSS_PROC], (unsigned long long)e->events);
-	sb_comment(&b, &t);
+	er_sb_printf(&t,
+		     "bpfcollect: lost func=%llu syscall=%llu proc=%llu sample=%llu events=%llu",
+		     (unsigned long long)e->lost[BC_LOSS_FUNC],
+		     (unsigned long long)e->lost[BC_LOSS_SYSCALL],
+		     (unsigned long long)e->lost[BC_LOSS_PROC],
+		     (unsigned long long)e->lost[BC_LOSS_SAMPLE], (unsigned long long)e->events);
+	er_sb_comment(&b, &t);
 	t.len = 0;
-	sb_printf(&t,
-		  "bpfcollect: end end_ktime=%llu exit_status=%d bad_records=%llu records=%llu "
-		  "mappings=%llu",
-		  (unsigned long long)end_ktime, e->exit_status, (unsigned long long)e->bad_records,
-		  (unsigned long long)records, (unsigned long long)w->mappings);
-	sb_comment(&b, &t);
-	sb_printf(&b, "<event kind=\"exit\" tstamp=\"");
-	sb_tstamp(&b, end_ktime - w->start_ktime);
-	sb_printf(&b, "\"/>\n");
+	er_sb_printf(&t,
+		     "bpfcollect: end end_ktime=%llu exit_status=%d bad_records=%llu records=%llu "
+		     "mappings=%llu",
+		     (unsigned long long)end_ktime, e->exit_status,
+		     (unsigned long long)e->bad_records, (unsigned long long)records,
+		     (unsigned long long)w->mappings);
+	er_sb_comment(&b, &t);
+	er_sb_printf(&b, "<event kind=\"exit\" tstamp=\"");
+	er_sb_tstamp(&b, end_ktime - w->start_ktime);
+	er_sb_printf(&b, "\"/>\n");
 	if (t.oom)
 		b.oom = true;
 	e2 = write_sb(w->log_fd, &w->log_size, &b);
@@ -738,6 +702,8 @@ static void er_destroy(struct bc_sink *sink)
 	if (w->dirfd >= 0)
 		close(w->dirfd);
 	er_overview_close(&w->overview);
+	if (w->profiling)
+		er_profile_close(&w->profile);
 	free(w->live_segments);
 	free(w->path);
 	free(w);

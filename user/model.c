@@ -85,6 +85,8 @@ size_t bc_rec_min_size(unsigned int kind)
 		return sizeof(struct bc_rec_mmap);
 	case BC_REC_MUNMAP:
 		return sizeof(struct bc_rec_munmap);
+	case BC_REC_PROFILE:
+		return sizeof(struct bc_rec_profile);
 	default:
 		return 0;
 	}
@@ -132,6 +134,14 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
 		if (((const struct bc_rec_mmap *)h)->path_len > BC_MMAP_PATH_MAX)
 			return -EINVAL;
 		break;
+	case BC_REC_PROFILE: {
+		const struct bc_rec_profile *p = (const void *)h;
+
+		if (p->n_kernel > BC_PROFILE_MAX_FRAMES || p->n_user > BC_PROFILE_MAX_FRAMES ||
+		    h->size != sizeof(*p) + 8u * ((size_t)p->n_kernel + p->n_user))
+			return -EINVAL;
+		break;
+	}
 	default:
 		break;
 	}

@@ -103,6 +103,9 @@ static int resolve_functions(struct recorder *r, const char *exe, int pid, char 
 		snprintf(label, sizeof(label), "process %d", pid);
 		what = label;
 	}
+	/* -p alone profiles, as collect -p does: functions are traced when -u names them. */
+	if (o->profile_us && o->n_specs == 0)
+		return bc_capture_plan(exe, pid, o, &r->funcs, err, errlen);
 	rc = bc_symbols_resolve(exe, pid, o->specs, o->n_specs, &r->funcs, err, errlen);
 	if (rc == -ENOENT && o->n_specs == 0 && o->syscalls) {
 		/* A stripped program: the syscalls asked for are still worth having. */
@@ -335,6 +338,9 @@ int bc_cmd_record(int argc, char **argv)
 		goto fail;
 	uint64_t start_ktime = bc_now_ns(CLOCK_MONOTONIC);
 
+	rc = bc_recorder_start_profile(&r, err, sizeof(err));
+	if (rc < 0)
+		goto fail;
 	/* Every probe is in place: from here the roots' threads are traced. */
 	rc = bc_recorder_trace_pids(&r, err, sizeof(err));
 	if (rc < 0)
@@ -364,6 +370,7 @@ int bc_cmd_record(int argc, char **argv)
 		.ringbuf_bytes = opts.bufsize_mib << 20,
 		.syscalls = opts.syscalls,
 		.no_follow = !opts.follow,
+		.profile_us = opts.profile_us,
 		.attached = r.attached,
 		.extra_pids = r.attached ? r.roots + 1 : NULL,
 		.n_extra_pids = r.attached ? r.n_roots - 1 : 0,
@@ -416,6 +423,7 @@ int bc_cmd_record(int argc, char **argv)
 	/* Detach first so nothing new arrives, then take what is left. */
 	size_t n_probes = r.att.n_probes;
 
+	bc_recorder_stop_profile(&r);
 	bc_detach_functions(&r.att);
 	collect_bpf__detach(r.skel);
 	ring_buffer__consume(r.ring);
@@ -450,7 +458,10 @@ int bc_cmd_record(int argc, char **argv)
 		bc_archive_report_free(&arep);
 	}
 	if (!opts.quiet) {
-		uint64_t lost = end.lost[0] + end.lost[1] + end.lost[2];
+		uint64_t lost = 0;
+
+		for (int i = 0; i < BC_LOSS_NR; i++)
+			lost += end.lost[i];
 
 		fprintf(stderr,
 			"bpfcollect: %s: %" PRIu64 " events, %" PRIu64
@@ -498,6 +509,7 @@ fail:
 out:
 	if (r.child.pid > 0 && !r.root_reaped && (r.child.release_fd >= 0))
 		bc_launch_abort(&r.child);
+	bc_recorder_stop_profile(&r);
 	bc_detach_functions(&r.att);
 	ring_buffer__free(r.ring);
 	collect_bpf__destroy(r.skel);

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Loading, configuring and attaching the recorder's BPF programs. */
 #include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,6 +48,7 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	/* The sleepable capture programs need a 6.12+ kfunc: load them only when used. */
 	bpf_program__set_autoload(r->skel->progs.func_entry_cap, entry_caps);
 	bpf_program__set_autoload(r->skel->progs.func_return_cap, ret_caps);
+	bpf_program__set_autoload(r->skel->progs.profile_sample, r->opts->profile_us > 0);
 	/* sys_exit also follows mmap/munmap for map.xml: it is always there. */
 	if (!r->opts->syscalls)
 		bpf_program__set_autoload(r->skel->progs.sys_enter, false);
@@ -127,4 +132,68 @@ int bc_recorder_trace_pids(struct recorder *r, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+/*
+ * -p: a cpu-clock event on every CPU, sampling every period of CPU time
+ * (a fixed period, not a frequency: each sample stands for exactly ptimer
+ * of CPU). Per CPU rather than per thread, so threads and processes that
+ * appear later are sampled without a new event; the BPF filter keeps only
+ * traced threads.
+ */
+int bc_recorder_start_profile(struct recorder *r, char *err, size_t errlen)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = (uint64_t)r->opts->profile_us * 1000,
+	};
+	int rc;
+
+	if (!r->opts->profile_us)
+		return 0;
+	if (ncpu <= 0) {
+		snprintf(err, errlen, "cannot count the CPUs to profile: %s", strerror(-ncpu));
+		return ncpu;
+	}
+	r->profile_links = calloc((size_t)ncpu, sizeof(*r->profile_links));
+	if (!r->profile_links)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		int fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1,
+				      PERF_FLAG_FD_CLOEXEC);
+		struct bpf_link *link;
+
+		if (fd < 0 && errno == ENODEV) /* a possible CPU that is offline */
+			continue;
+		if (fd < 0) {
+			rc = -errno;
+			snprintf(err, errlen,
+				 "cannot open the cpu-clock event for -p on CPU %d: %s%s", cpu,
+				 strerror(-rc),
+				 rc == -EACCES ? " (kernel.perf_event_paranoid? run as root)" : "");
+			return rc;
+		}
+		link = bpf_program__attach_perf_event(r->skel->progs.profile_sample, fd);
+		if (!link) {
+			rc = -errno;
+			close(fd);
+			snprintf(err, errlen, "cannot attach the profiling program on CPU %d: %s",
+				 cpu, strerror(-rc));
+			return rc;
+		}
+		r->profile_links[r->n_profile_links++] = link;
+	}
+	return 0;
+}
+
+void bc_recorder_stop_profile(struct recorder *r)
+{
+	for (size_t i = 0; i < r->n_profile_links; i++)
+		bpf_link__destroy(r->profile_links[i]);
+	free(r->profile_links);
+	r->profile_links = NULL;
+	r->n_profile_links = 0;
 }

@@ -22,6 +22,10 @@ const char bc_record_usage[] =
 	"                     launching a command; -t or Ctrl-C detaches and leaves\n"
 	"                     them running. The first is the experiment's founder;\n"
 	"                     each other one gets a subexperiment _COMM_PID_PID.1.er\n"
+	"  -p on|lo|hi|off|MS clock profiling: sample the traced threads' user and\n"
+	"                     kernel call stacks every MS milliseconds of CPU time\n"
+	"                     (on 10, lo 100, hi 1; 0.1 to 1000, whole microseconds);\n"
+	"                     with -p, functions are traced only when -u names them\n"
 	"  -t SECONDS         stop recording after SECONDS (suffix s or m allowed);\n"
 	"                     a launched command then runs on untraced\n"
 	"  -o NAME            experiment name (default test.1.er; an existing\n"
@@ -133,6 +137,29 @@ static int parse_pids(struct bc_record_opts *o, const char *arg, char *err, size
 	}
 }
 
+/* -p: collect's spelling; a number is milliseconds, kept as whole microseconds. */
+static int parse_profile(const char *arg, unsigned int *us)
+{
+	char *end;
+	double ms;
+
+	if (!strcmp(arg, "on"))
+		*us = BC_PROFILE_ON_US;
+	else if (!strcmp(arg, "lo"))
+		*us = 100000;
+	else if (!strcmp(arg, "hi"))
+		*us = 1000;
+	else if (!strcmp(arg, "off"))
+		*us = 0;
+	else {
+		ms = strtod(arg, &end);
+		if (end == arg || *end || !(ms >= 0.1 && ms <= 1000))
+			return -EINVAL;
+		*us = (unsigned int)(ms * 1000 + 0.5);
+	}
+	return 0;
+}
+
 /* -t: seconds, with an optional unit s or m. */
 static int parse_duration(const char *arg, double *out)
 {
@@ -171,7 +198,7 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		return bad(err, errlen, "%s", "out of memory");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->exp_name = optarg;
@@ -254,6 +281,13 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		case 'P':
 			if (parse_pids(o, optarg, err, errlen) < 0)
 				return -EINVAL;
+			break;
+		case 'p':
+			if (parse_profile(optarg, &o->profile_us) < 0)
+				return bad(err, errlen,
+					   "-p takes on, lo, hi, off or a period in milliseconds "
+					   "(0.1 to 1000), not '%s'",
+					   optarg);
 			break;
 		case 't':
 			if (parse_duration(optarg, &o->duration_s) < 0)

@@ -641,6 +641,8 @@ static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 	case BC_REC_THREAD_EXIT:
 	case BC_REC_PROC_EXIT:
 		return proc_event(p, t, ev);
+	case BC_REC_PROFILE: /* samples are no trace points */
+		return 0;
 	default: {
 		char opr[32];
 		size_t n = h->size < BC_PRF_OPT_MAX ? h->size : BC_PRF_OPT_MAX;

@@ -99,6 +99,7 @@ struct bc_session {
 	uint32_t ringbuf_bytes;
 	bool syscalls;
 	bool no_follow;		    /* -F off: descendants are not traced */
+	uint32_t profile_us;	    /* -p: clock-profile period (ptimer), 0 = no profile */
 	bool attached;		    /* -P: root_pid (and extra_pids) ran before recording began */
 	const uint32_t *extra_pids; /* -P beyond the first: each its own subexperiment */
 	size_t n_extra_pids;

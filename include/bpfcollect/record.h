@@ -33,6 +33,7 @@ enum bc_rec_kind {
 	BC_REC_LOST = 0x10a,         /* written by the agent: events lost */
 	BC_REC_MMAP = 0x10b,         /* an executable file mapping was made */
 	BC_REC_MUNMAP = 0x10c,       /* a range was unmapped */
+	BC_REC_PROFILE = 0x10d,      /* a clock-profile sample of a traced thread (-p) */
 };
 
 /* Loss counters are kept per CPU and per class (index into the array). */
@@ -40,7 +41,8 @@ enum bc_loss_class {
 	BC_LOSS_FUNC = 0,
 	BC_LOSS_SYSCALL = 1,
 	BC_LOSS_PROC = 2,
-	BC_LOSS_NR = 3,
+	BC_LOSS_SAMPLE = 3, /* clock-profile samples */
+	BC_LOSS_NR = 4,
 };
 
 #define BC_COMM_LEN 16
@@ -160,6 +162,25 @@ struct bc_rec_munmap {
 	struct bc_rec_head h;
 	__u64 start;
 	__u64 len;
+};
+
+/*
+ * BC_REC_PROFILE: a cpu-clock sample (-p) of a traced thread, taken by a
+ * perf_event program every period of CPU time. Call stacks as
+ * bpf_get_stack gives them: n_kernel kernel frames (leaf first, the exact
+ * kernel pc, then return addresses; none when user code was interrupted),
+ * then n_user user frames (the exact user pc, then return addresses, found
+ * through frame pointers). size = 40 + 8 * (n_kernel + n_user). Its seq is
+ * 0: samples are not part of the thread's event sequence.
+ */
+#define BC_PROFILE_MAX_FRAMES 127 /* per side: the kernel's default perf_event_max_stack */
+
+struct bc_rec_profile {
+	struct bc_rec_head h;
+	__u32 cpu;
+	__u16 n_kernel;
+	__u16 n_user;
+	__u64 ips[];
 };
 
 /* Written by the agent (never by BPF) when reserve failures were counted. */

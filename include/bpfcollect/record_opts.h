@@ -17,6 +17,7 @@
 
 #define BC_DEFAULT_BUFSIZE_MIB 8
 #define BC_MAX_ATTACH_PIDS     64
+#define BC_PROFILE_ON_US       10000 /* -p on: collect's 10 ms */
 
 struct bc_record_opts {
 	const char *exp_name; /* -o, NULL: default */
@@ -43,6 +44,7 @@ struct bc_record_opts {
 	size_t n_comments;
 	uint32_t *attach_pids; /* -P PID[,PID]: running processes, in order */
 	size_t n_attach_pids;
+	unsigned int profile_us; /* -p: clock-profile period in microseconds, 0 = off */
 	double duration_s;	 /* -t: stop recording after this many seconds, 0 = no limit */
 	char *const *argv;	 /* the command, NULL-terminated; NULL with -P */
 	char options_text[1024]; /* the record command line up to the command, for the log */

@@ -21,6 +21,7 @@
 
 struct collect_bpf;
 struct ring_buffer;
+struct bpf_link;
 
 struct recorder {
 	struct bc_record_opts *opts;
@@ -44,6 +45,8 @@ struct recorder {
 	int root_status;
 	int sink_error;
 	uint64_t events, bad_records;
+	struct bpf_link **profile_links; /* -p: one cpu-clock event per CPU */
+	size_t n_profile_links;
 	bool status_line;
 };
 
@@ -65,6 +68,11 @@ int bc_recorder_trace_pids(struct recorder *r, char *err, size_t errlen);
 
 /* The ring buffer callback: one record into the sinks (ctx is the recorder). */
 int bc_recorder_on_record(void *ctx, void *data, size_t size);
+
+/* -p: starts the cpu-clock sampling on every CPU (nothing without -p). 0 or -errno + err. */
+int bc_recorder_start_profile(struct recorder *r, char *err, size_t errlen);
+/* Stops it; safe to call twice or when it never started. */
+void bc_recorder_stop_profile(struct recorder *r);
 
 /* Drains the ring into the sink until the traced processes end or a signal stops it. */
 int bc_recorder_drain(struct recorder *r, int sigfd);

@@ -517,9 +517,11 @@ test_bad_input() {
 . "$HERE/prf.sh"
 # Attaching to running processes.
 . "$HERE/attach.sh"
+# Clock profiling.
+. "$HERE/profile.sh"
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
-	demo naming lost args descendants experiment_files prf attach unprobeable bad_input; do
+	demo naming lost args descendants experiment_files prf attach profile unprobeable bad_input; do
 	want "$t" && "test_$t"
 done
 

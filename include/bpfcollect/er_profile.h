@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An experiment's clock profile (-p) in gprofng's own layout
+ * (gprofng-format.md §3.1, §5, §5.1): `profile` holds 56-byte clock packets
+ * (kind 8, numstates 2: MSTATE 0 user, 1 system), `data.frameinfo` one FRAME
+ * packet per distinct call stack (kernel frames, then user frames, leaf
+ * first; callers as return address minus one), deduplicated by a 64-bit
+ * hash of the PCs. Kernel PCs resolve through map.xml's LinuxKernel segment
+ * and the experiment's `kallmodsyms`, written from /proc/kallsyms.
+ * data.frameinfo only appears with the first stack: gprofng skips a
+ * subexperiment whose data.frameinfo is empty.
+ */
+#ifndef BPFCOLLECT_ER_PROFILE_H
+#define BPFCOLLECT_ER_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfcollect/record.h"
+
+#define BC_ER_CLOCK_PACKET  8
+#define BC_ER_FRAME_PACKET  11
+#define BC_ER_CLOCK_SIZE    56
+#define BC_ER_MSTATE_USER   0
+#define BC_ER_MSTATE_SYSTEM 1
+
+struct er_profile {
+	int dirfd;
+	int prof_fd, frame_fd; /* frame_fd: -1 until the first stack */
+	uint64_t prof_size, frame_size;
+	char *prof_buf, *frame_buf; /* whole packets waiting for er_profile_flush */
+	size_t prof_used, frame_used, frame_cap;
+	uint64_t *uids; /* open-addressing set of stack hashes written */
+	size_t n_uids, cap_uids;
+	uint64_t samples;
+	int err; /* sticky */
+};
+
+/* The log.xml <profile> block for ptimer_us, into buf; its length (snprintf-like). */
+int er_profile_decl(char *buf, size_t len, uint32_t ptimer_us);
+/* Creates `profile` in dirfd. */
+int er_profile_open(struct er_profile *p, int dirfd);
+/* One sample: its stack (once) and its clock packet, buffered. */
+int er_profile_add(struct er_profile *p, const struct bc_rec_profile *rec);
+/* Writes what is buffered, data.frameinfo first, whole packets only. */
+int er_profile_flush(struct er_profile *p);
+void er_profile_close(struct er_profile *p);
+
+/*
+ * Writes `kallmodsyms` into dirfd from /proc/kallsyms (text symbols, each
+ * sized to the next address: ADDR SIZE TYPE NAME [MODULE]); a
+ * subexperiment links its founder's copy. Also gives the kernel's text
+ * start for the LinuxKernel segment. 0 or -errno.
+ */
+int er_kallmodsyms_write(int dirfd, int is_subexperiment, uint64_t *text_start);
+
+/* The 64-bit stack uid of a PC list: never 0. */
+uint64_t er_stack_uid(const uint64_t *pcs, size_t n);
+#endif

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bpfcollect/profile_data.h"
+
+#define MAX_FILE	  (1ULL << 32)
+#define FRAME_PACKET	  11
+#define CLOCK_PACKET	  8
+#define STACK_INFO	  1
+#define INFO_COMPRESSED	  0x80000000U
+#define KERNEL_SYMS_LIMIT 4000000
+
+static int read_whole(const char *exp, const char *name, char **buf, size_t *len)
+{
+	char path[4096];
+	struct stat st;
+	FILE *f;
+	int rc = 0;
+
+	*buf = NULL;
+	*len = 0;
+	snprintf(path, sizeof(path), "%s/%s", exp, name);
+	f = fopen(path, "rbe");
+	if (!f)
+		return -errno;
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (unsigned long long)st.st_size > MAX_FILE) {
+		fclose(f);
+		return -EINVAL;
+	}
+	*buf = malloc((size_t)st.st_size + 1);
+	if (!*buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	*len = fread(*buf, 1, (size_t)st.st_size, f);
+	(*buf)[*len] = 0;
+	if (ferror(f))
+		rc = -EIO;
+	fclose(f);
+	return rc;
+}
+
+/* ptimer="N" of the <profile name="profile" ...> block. */
+static uint32_t find_ptimer(const char *log)
+{
+	const char *p = strstr(log, "<profile name=\"profile\"");
+	const char *end, *at;
+	unsigned long v;
+
+	if (!p)
+		return 0;
+	end = strchr(p, '>');
+	at = strstr(p, "ptimer=\"");
+	if (!end || !at || at > end)
+		return 0;
+	v = strtoul(at + 8, NULL, 10);
+	return v > 0 && v <= 10000000 ? (uint32_t)v : 0;
+}
+
+static uint16_t get16(const char *b)
+{
+	uint16_t v;
+
+	memcpy(&v, b, 2);
+	return v;
+}
+
+static uint32_t get32(const char *b)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return v;
+}
+
+static uint64_t get64(const char *b)
+{
+	uint64_t v;
+
+	memcpy(&v, b, 8);
+	return v;
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct bc_prof_stack *x = a, *y = b;
+
+	return (x->uid > y->uid) - (x->uid < y->uid);
+}
+
+/* FRAME packets: the first native stack block of each. PCs must be 8-aligned in the buffer. */
+static int parse_frames(struct bc_prof_data *d, size_t len)
+{
+	size_t off = 0, cap = 0;
+	const char *b = d->frame_buf;
+
+	while (off + 16 <= len) {
+		uint16_t tsize = get16(b + off), type = get16(b + off + 2);
+		uint32_t hsize = get32(b + off + 4);
+
+		if (tsize < 4 || (off & 3) || off + tsize > len) {
+			d->bad_packets++;
+			break;
+		}
+		if (type == FRAME_PACKET && hsize >= 16 && hsize + 16 <= tsize) {
+			uint32_t bsize = get32(b + off + hsize), kind = get32(b + off + hsize + 4);
+			size_t n;
+
+			if (bsize < 16 || hsize + bsize > tsize ||
+			    (kind & ~INFO_COMPRESSED) != STACK_INFO || ((off + hsize + 16) & 7)) {
+				d->bad_packets++;
+				off += tsize;
+				continue;
+			}
+			n = (bsize - 16) / 8 - ((kind & INFO_COMPRESSED) ? 1 : 0);
+			if (d->n_stacks == cap) {
+				size_t ncap = cap ? cap * 2 : 256;
+				struct bc_prof_stack *v = realloc(d->stacks, ncap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				d->stacks = v;
+				cap = ncap;
+			}
+			d->stacks[d->n_stacks++] = (struct bc_prof_stack){
+				.uid = get64(b + off + 8),
+				.pcs = (const uint64_t *)(const void *)(b + off + hsize + 16),
+				.n = n,
+			};
+		}
+		off += tsize;
+	}
+	if (d->n_stacks)
+		qsort(d->stacks, d->n_stacks, sizeof(*d->stacks), cmp_stack);
+	return 0;
+}
+
+static int parse_clock(struct bc_prof_data *d, const char *b, size_t len)
+{
+	size_t off = 0, cap = 0;
+
+	while (off + 4 <= len) {
+		uint16_t tsize = get16(b + off), type = get16(b + off + 2);
+
+		if (tsize < 4 || (tsize & 3) || off + tsize > len) {
+			d->bad_packets++;
+			break;
+		}
+		if (type == CLOCK_PACKET && tsize >= 52) {
+			if (d->n_samples == cap) {
+				size_t ncap = cap ? cap * 2 : 1024;
+				struct bc_prof_sample *v = realloc(d->samples, ncap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				d->samples = v;
+				cap = ncap;
+			}
+			d->samples[d->n_samples++] = (struct bc_prof_sample){
+				.tid = get64(b + off + 16),
+				.tstamp = get64(b + off + 28),
+				.frinfo = get64(b + off + 36),
+				.mstate = (int32_t)get32(b + off + 44),
+				.nticks = (int32_t)get32(b + off + 48),
+			};
+		}
+		off += tsize;
+	}
+	return 0;
+}
+
+int bc_prof_data_read(const char *exp, struct bc_prof_data *d, char *err, size_t errlen)
+{
+	char *log = NULL, *clock = NULL;
+	size_t len = 0;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	rc = read_whole(exp, "log.xml", &log, &len);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s/log.xml: %s", exp, strerror(-rc));
+		goto out;
+	}
+	d->ptimer_us = find_ptimer(log);
+	if (!d->ptimer_us)
+		goto out;
+	rc = read_whole(exp, "data.frameinfo", &d->frame_buf, &len);
+	if (rc == 0) {
+		rc = parse_frames(d, len);
+	} else if (rc == -ENOENT) {
+		rc = 0; /* no sample, or every one without a stack */
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "%s/data.frameinfo: %s", exp, strerror(-rc));
+		goto out;
+	}
+	rc = read_whole(exp, "profile", &clock, &len);
+	if (rc == -ENOENT)
+		rc = 0;
+	else if (rc == 0)
+		rc = parse_clock(d, clock, len);
+	if (rc < 0)
+		snprintf(err, errlen, "%s/profile: %s", exp, strerror(-rc));
+out:
+	free(log);
+	free(clock);
+	return rc;
+}
+
+const struct bc_prof_stack *bc_prof_stack_find(const struct bc_prof_data *d, uint64_t uid)
+{
+	size_t lo = 0, hi = d->n_stacks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->stacks[mid].uid == uid)
+			return &d->stacks[mid];
+		if (d->stacks[mid].uid < uid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void bc_prof_data_free(struct bc_prof_data *d)
+{
+	free(d->frame_buf);
+	free(d->stacks);
+	free(d->samples);
+	memset(d, 0, sizeof(*d));
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct bc_ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return (x->addr > y->addr) - (x->addr < y->addr);
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+int bc_ksyms_read(const char *exp, struct bc_ksyms *k)
+{
+	char path[4096], line[1024];
+	size_t cap = 0;
+	FILE *f;
+
+	memset(k, 0, sizeof(*k));
+	snprintf(path, sizeof(path), "%s/kallmodsyms", exp);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	while (fgets(line, sizeof(line), f) && k->n < KERNEL_SYMS_LIMIT) {
+		unsigned long long addr, size;
+		char type, name[512], module[128] = "";
+		int got = sscanf(line, "%llx %llx %c %511s [%127[^]]]", &addr, &size, &type, name,
+				 module);
+
+		if (got < 4 || (type != 't' && type != 'T'))
+			continue;
+		if (k->n == cap) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			struct bc_ksym *v = realloc(k->v, ncap * sizeof(*v));
+
+			if (!v)
+				goto nomem;
+			k->v = v;
+			cap = ncap;
+		}
+		k->v[k->n].addr = addr;
+		k->v[k->n].size = size;
+		k->v[k->n].order = k->n;
+		if (module[0]) {
+			size_t l = strlen(module) + strlen(name) + 2;
+
+			k->v[k->n].name = malloc(l);
+			if (k->v[k->n].name)
+				snprintf(k->v[k->n].name, l, "%s`%s", module, name);
+		} else {
+			k->v[k->n].name = strdup(name);
+		}
+		if (!k->v[k->n].name)
+			goto nomem;
+		k->n++;
+	}
+	fclose(f);
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
+	return 0;
+nomem:
+	fclose(f);
+	bc_ksyms_free(k);
+	return -ENOMEM;
+}
+
+const struct bc_ksym *bc_ksyms_find(const struct bc_ksyms *k, uint64_t pc)
+{
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->v[mid].addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* Aliases at one address: gprofng names the shortest, then the first in the file. */
+	const struct bc_ksym *s = &k->v[lo - 1];
+
+	for (size_t i = lo - 1; i-- > 0 && k->v[i].addr == s->addr;)
+		if (strlen(k->v[i].name) <= strlen(s->name))
+			s = &k->v[i];
+	return pc - s->addr < s->size ? s : NULL;
+}
+
+void bc_ksyms_free(struct bc_ksyms *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->v[i].name);
+	free(k->v);
+	memset(k, 0, sizeof(*k));
+}

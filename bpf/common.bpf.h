@@ -28,6 +28,15 @@ struct task_state {
 	__u32 pad2;
 	__u64 entry_ktime[BC_MAX_DEPTH];
 	__u64 entry_sp[BC_MAX_DEPTH];
+	/* off CPU since off_ktime (0: on CPU, or never seen leaving it); sched.bpf.c */
+	__u64 off_ktime;
+	__u64 wake_ktime;
+	__u64 waker; /* pid_tgid of the task that woke it */
+	__u32 off_state;
+	__s32 off_syscall;
+	__u32 off_preempt;
+	__u32 off_n_user;
+	__u64 off_ips[BC_OFFCPU_MAX_FRAMES];
 };
 
 /* The agent sizes it (power of two, multiple of the page size) before load. */
@@ -59,8 +68,17 @@ struct {
 	__type(value, __u64);
 } lost_events SEC(".maps") __weak;
 
+/*
+ * -a: every process is traced but the agent's own (and the idle tasks,
+ * tgid 0, which are no process); traced_pids is not used then.
+ */
+const volatile bool trace_all __weak = false;
+const volatile __u32 agent_tgid __weak = 0;
+
 static __always_inline bool pid_is_traced(__u32 tgid)
 {
+	if (trace_all)
+		return tgid != 0 && tgid != agent_tgid;
 	return bpf_map_lookup_elem(&traced_pids, &tgid) != NULL;
 }
 

@@ -51,7 +51,7 @@ int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (!pid_is_traced(parent_tgid))
 		return 0;
-	if (!is_thread && follow_children) {
+	if (!is_thread && follow_children && !trace_all) {
 		__u32 one = 1;
 
 		bpf_map_update_elem(&traced_pids, &child_tgid, &one, BPF_NOEXIST);

@@ -13,6 +13,7 @@ static const char *const file_names[BC_ER_NFILES] = {
 	[BC_ER_FUNCTRACE] = "functrace",
 	[BC_ER_SYSCALLS] = "syscalls",
 	[BC_ER_PROCTRACE] = "proctrace",
+	[BC_ER_SCHED] = "sched",
 };
 
 const char *bc_er_file_name(enum bc_er_file f)
@@ -36,6 +37,8 @@ int bc_er_file_for_kind(unsigned int kind)
 	case BC_REC_PROC_EXIT:
 	case BC_REC_LOST:
 		return BC_ER_PROCTRACE;
+	case BC_REC_OFFCPU:
+		return BC_ER_SCHED;
 	default:
 		return -EINVAL;
 	}

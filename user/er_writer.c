@@ -656,11 +656,13 @@ static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 	for (int i = 0; i < BC_ER_NFILES; i++)
 		records += w->data[i].records;
 	er_sb_printf(&t,
-		     "bpfcollect: lost func=%llu syscall=%llu proc=%llu sample=%llu events=%llu",
+		     "bpfcollect: lost func=%llu syscall=%llu proc=%llu sample=%llu sched=%llu "
+		     "events=%llu",
 		     (unsigned long long)e->lost[BC_LOSS_FUNC],
 		     (unsigned long long)e->lost[BC_LOSS_SYSCALL],
 		     (unsigned long long)e->lost[BC_LOSS_PROC],
-		     (unsigned long long)e->lost[BC_LOSS_SAMPLE], (unsigned long long)e->events);
+		     (unsigned long long)e->lost[BC_LOSS_SAMPLE],
+		     (unsigned long long)e->lost[BC_LOSS_SCHED], (unsigned long long)e->events);
 	er_sb_comment(&b, &t);
 	t.len = 0;
 	er_sb_printf(&t,

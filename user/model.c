@@ -87,6 +87,8 @@ size_t bc_rec_min_size(unsigned int kind)
 		return sizeof(struct bc_rec_munmap);
 	case BC_REC_PROFILE:
 		return sizeof(struct bc_rec_profile);
+	case BC_REC_OFFCPU:
+		return sizeof(struct bc_rec_offcpu);
 	default:
 		return 0;
 	}
@@ -139,6 +141,14 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
 
 		if (p->n_kernel > BC_PROFILE_MAX_FRAMES || p->n_user > BC_PROFILE_MAX_FRAMES ||
 		    h->size != sizeof(*p) + 8u * ((size_t)p->n_kernel + p->n_user))
+			return -EINVAL;
+		break;
+	}
+	case BC_REC_OFFCPU: {
+		const struct bc_rec_offcpu *o = (const void *)h;
+
+		if (o->n_user > BC_OFFCPU_MAX_FRAMES || h->size != sizeof(*o) + 8u * o->n_user ||
+		    o->off_ktime > h->ktime)
 			return -EINVAL;
 		break;
 	}

@@ -427,8 +427,13 @@ int bc_find_object(const char *exe, const char *exe_as_given, int pid, const cha
 	}
 	if (pid > 0)
 		ret = maps_candidates(pid, &c, err, errlen);
-	else
+	else if (exe)
 		ret = needed_candidates(exe, exe_as_given, &c);
+	else { /* system-wide: no program to start from, only where dlopen looks */
+		bc_set_err(err, errlen,
+			   "no library named '%s' in the library search path (give a path)", obj);
+		ret = -ENOENT;
+	}
 	if (ret == -ENOMEM)
 		bc_set_err(err, errlen, "out of memory looking for '%s'", obj);
 	if (!ret)

@@ -57,11 +57,16 @@ int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, c
 
 	memset(out, 0, sizeof(*out));
 	if (opts->outputs & BC_OUT_ER) {
-		rc = bc_exp_create(opts->exp_dir, opts->exp_name, out->exp_path,
+		const char *name = opts->exp_name;
+
+		if (!name && opts->kernel_exp)
+			name = BC_ER_KERNEL_DEFAULT_NAME;
+		rc = bc_exp_create(opts->exp_dir, name, out->exp_path,
 				   sizeof(out->exp_path), err, errlen);
 		if (rc < 0)
 			return rc;
-		sinks[n] = bc_er_tree_sink_new(out->exp_path, err, errlen);
+		sinks[n] = opts->kernel_exp ? bc_er_ktree_sink_new(out->exp_path, err, errlen)
+					    : bc_er_tree_sink_new(out->exp_path, err, errlen);
 		if (!sinks[n])
 			return -EIO;
 		n++;

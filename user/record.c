@@ -284,7 +284,14 @@ int bc_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	/* Resolve before creating anything, so a typo leaves no empty experiment. */
-	if (opts.n_attach_pids) {
+	if (opts.system_wide) {
+		/* Every process: nothing launched, nothing to wait for but -t or a signal. */
+		r.attached = true;
+		r.root_exec_seen = true;
+		rc = 0;
+		if (opts.n_specs || opts.n_arg_specs || opts.n_ret_specs)
+			rc = resolve_functions(&r, NULL, 0, err, sizeof(err));
+	} else if (opts.n_attach_pids) {
 		rc = prepare_attach(&r, &attach_roots, err, sizeof(err));
 		if (rc == -ENOMEM)
 			snprintf(err, sizeof(err), "out of memory");
@@ -300,6 +307,13 @@ int bc_cmd_record(int argc, char **argv)
 	rc = bc_functab_drop_unprobeable(&r.funcs, warn_unprobeable);
 	if (rc < 0) {
 		snprintf(err, sizeof(err), "cannot read the functions' code: %s", strerror(-rc));
+		goto fail;
+	}
+	if (r.funcs.n > opts.max_probes) {
+		snprintf(err, sizeof(err),
+			 "-u matches %zu functions, more than the limit of %u probes; name fewer "
+			 "functions, or raise the limit with --max-probes=N",
+			 r.funcs.n, opts.max_probes);
 		goto fail;
 	}
 	if (resolved && r.funcs.n == 0) {
@@ -322,7 +336,7 @@ int bc_cmd_record(int argc, char **argv)
 		snprintf(err, sizeof(err), "cannot create a signalfd: %s", strerror(errno));
 		goto fail;
 	}
-	if (!r.attached) {
+	if (!r.attached && !opts.system_wide) {
 		rc = bc_launch_prepare(exe, opts.argv, &old_mask, &r.child, err, sizeof(err));
 		if (rc < 0)
 			goto fail;
@@ -345,7 +359,7 @@ int bc_cmd_record(int argc, char **argv)
 	rc = bc_recorder_trace_pids(&r, err, sizeof(err));
 	if (rc < 0)
 		goto fail;
-	if (r.attached) {
+	if (r.attached && !opts.system_wide) {
 		rc = drop_exited_roots(&r, attach_roots, err, sizeof(err));
 		if (rc < 0)
 			goto fail;
@@ -360,8 +374,9 @@ int bc_cmd_record(int argc, char **argv)
 	r.sink = outputs.sink;
 	exp_path = bc_outputs_name(&outputs);
 
+	static char *const system_argv[] = {"(system-wide)", NULL};
 	struct bc_session sess = {
-		.argv = r.attached ? attach_argv : opts.argv,
+		.argv = opts.system_wide ? system_argv : r.attached ? attach_argv : opts.argv,
 		.root_pid = r.root_pid,
 		.start_ktime = start_ktime,
 		.options = opts.options_text,
@@ -373,7 +388,10 @@ int bc_cmd_record(int argc, char **argv)
 		.profile_us = opts.profile_us,
 		.attached = r.attached,
 		.extra_pids = r.attached ? r.roots + 1 : NULL,
-		.n_extra_pids = r.attached ? r.n_roots - 1 : 0,
+		.n_extra_pids = r.attached && r.n_roots ? r.n_roots - 1 : 0,
+		.kernel = opts.kernel_exp,
+		.system_wide = opts.system_wide,
+		.offcpu = opts.offcpu,
 	};
 	sess.wall_offset_ns = (int64_t)(bc_now_ns(CLOCK_REALTIME) - bc_now_ns(CLOCK_MONOTONIC));
 	rc = bc_sink_begin(r.sink, &sess);
@@ -397,7 +415,12 @@ int bc_cmd_record(int argc, char **argv)
 				break;
 			}
 		}
-		if (!opts.quiet)
+		if (!opts.quiet && opts.system_wide)
+			fprintf(stderr,
+				"bpfcollect: tracing every process, %zu functions probed; Ctrl-C "
+				"or -t stops\n",
+				r.att.n_probes);
+		else if (!opts.quiet)
 			fprintf(stderr,
 				"bpfcollect: attached to %zu process%s (%u...), %zu functions "
 				"probed; Ctrl-C or -t detaches\n",

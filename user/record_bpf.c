@@ -30,6 +30,9 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	}
 	bpf_map__set_max_entries(r->skel->maps.events, r->opts->bufsize_mib << 20);
 	r->skel->rodata->follow_children = r->opts->follow;
+	r->skel->rodata->trace_all = r->opts->system_wide;
+	r->skel->rodata->agent_tgid = (uint32_t)getpid();
+	r->skel->rodata->sched_enabled = r->opts->offcpu;
 	r->skel->rodata->ringbuf_wake_bytes = (uint64_t)(r->opts->bufsize_mib << 20) / 4;
 	bool entry_caps = false, ret_caps = false;
 
@@ -49,6 +52,9 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	bpf_program__set_autoload(r->skel->progs.func_entry_cap, entry_caps);
 	bpf_program__set_autoload(r->skel->progs.func_return_cap, ret_caps);
 	bpf_program__set_autoload(r->skel->progs.profile_sample, r->opts->profile_us > 0);
+	/* Every context switch of the system runs these: only when asked for. */
+	bpf_program__set_autoload(r->skel->progs.sched_switch, r->opts->offcpu);
+	bpf_program__set_autoload(r->skel->progs.sched_wakeup, r->opts->offcpu);
 	/* sys_exit also follows mmap/munmap for map.xml: it is always there. */
 	if (!r->opts->syscalls)
 		bpf_program__set_autoload(r->skel->progs.sys_enter, false);
@@ -82,16 +88,18 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 			return rc;
 		}
 	}
-	struct bpf_program *always[] = {r->skel->progs.proc_fork, r->skel->progs.proc_exec,
-					r->skel->progs.proc_exit, r->skel->progs.sys_exit,
-					r->skel->progs.sys_enter};
-	struct bpf_link **links[] = {&r->skel->links.proc_fork, &r->skel->links.proc_exec,
-				     &r->skel->links.proc_exit, &r->skel->links.sys_exit,
-				     &r->skel->links.sys_enter};
+	struct bpf_program *always[] = {r->skel->progs.proc_fork,    r->skel->progs.proc_exec,
+					r->skel->progs.proc_exit,    r->skel->progs.sys_exit,
+					r->skel->progs.sys_enter,    r->skel->progs.sched_switch,
+					r->skel->progs.sched_wakeup};
+	struct bpf_link **links[] = {&r->skel->links.proc_fork,	   &r->skel->links.proc_exec,
+				     &r->skel->links.proc_exit,	   &r->skel->links.sys_exit,
+				     &r->skel->links.sys_enter,	   &r->skel->links.sched_switch,
+				     &r->skel->links.sched_wakeup};
 
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
-		if (i >= 4 && !r->opts->syscalls)
-			break;
+		if (!bpf_program__autoload(always[i]))
+			continue;
 		*links[i] = bpf_program__attach(always[i]);
 		if (!*links[i]) {
 			rc = -errno;

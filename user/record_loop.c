@@ -348,7 +348,7 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 		print_status(r, &last_events, &last_status);
 		if (r->sink_error)
 			break;
-		if (r->live.n == 0 && (r->root_reaped || r->attached))
+		if (r->live.n == 0 && !r->opts->system_wide && (r->root_reaped || r->attached))
 			break;
 		if (r->stop_at_ns && bc_now_ns(CLOCK_MONOTONIC) >= r->stop_at_ns) {
 			r->timed_out = true;

@@ -9,14 +9,27 @@
 
 #include "bpfcollect/capture.h"
 #include "bpfcollect/record_opts.h"
+#include "bpfcollect/symbols.h"
 
 const char bc_record_usage[] =
 	"usage: bpfcollect record [OPTIONS] -- CMD [ARGS]\n"
 	"       bpfcollect record [OPTIONS] -P PID[,PID...]\n"
+	"       bpfcollect record [OPTIONS] -a\n"
 	"\n"
-	"Launches CMD, or attaches to running processes, traces them and their\n"
-	"descendants, writes an experiment.\n"
+	"Launches CMD, or attaches to running processes, or traces the whole\n"
+	"system; traces them and their descendants, writes an experiment.\n"
 	"\n"
+	"  -a                 system-wide: every process but bpfcollect, those\n"
+	"                     running and those to come; -u needs OBJ:GLOB and\n"
+	"                     probes OBJ in every process that maps it. Writes a\n"
+	"                     kernel experiment (as -k); stop with -t or Ctrl-C\n"
+	"  -k                 kernel experiment ktest.N.er: process lifecycle,\n"
+	"                     syscalls (--syscalls) and off-CPU intervals of the\n"
+	"                     traced processes in it, each process's own data\n"
+	"                     (functions, profile) in _COMM_PID_PID.1.er inside\n"
+	"  --offcpu           record every interval a traced thread spends off\n"
+	"                     CPU (blocked, or waiting for a CPU) with its user\n"
+	"                     stack at switch-out (on with -k and -a)\n"
 	"  -P PID[,PID...]    attach to running processes (all their threads, and\n"
 	"                     threads and children they create later) instead of\n"
 	"                     launching a command; -t or Ctrl-C detaches and leaves\n"
@@ -58,6 +71,8 @@ const char bc_record_usage[] =
 	"  --utc, --prf-layout=hitachi|cosminexus, --prf-name=NAME,\n"
 	"  --prf-truncate=first|middle|last   PRF options (docs/prf.md)\n"
 	"  --bufsize=MIB      ring buffer size in MiB, power of two (default 8)\n"
+	"  --max-probes=N     refuse to probe more than N functions (default 4096):\n"
+	"                     every process running a probed function pays for it\n"
 	"  --no-uprobe-multi  attach one perf uprobe per function even where the\n"
 	"                     kernel has uprobe_multi links (slow to detach)\n"
 	"  -q, --quiet        no status line\n"
@@ -75,6 +90,8 @@ enum {
 	OPT_PRF_LAYOUT,
 	OPT_PRF_NAME,
 	OPT_PRF_TRUNCATE,
+	OPT_OFFCPU,
+	OPT_MAX_PROBES,
 };
 
 static const struct option longopts[] = {
@@ -88,6 +105,8 @@ static const struct option longopts[] = {
 	{"prf-layout", required_argument, NULL, OPT_PRF_LAYOUT},
 	{"prf-name", required_argument, NULL, OPT_PRF_NAME},
 	{"prf-truncate", required_argument, NULL, OPT_PRF_TRUNCATE},
+	{"offcpu", no_argument, NULL, OPT_OFFCPU},
+	{"max-probes", required_argument, NULL, OPT_MAX_PROBES},
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -186,6 +205,7 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 	memset(o, 0, sizeof(*o));
 	o->follow = true;
 	o->bufsize_mib = BC_DEFAULT_BUFSIZE_MIB;
+	o->max_probes = BC_DEFAULT_MAX_PROBES;
 	o->string_size = BC_STRLEN_DEFAULT;
 	o->sample_ms = 1000;
 	o->archive = true;
@@ -198,7 +218,7 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		return bad(err, errlen, "%s", "out of memory");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:akqvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->exp_name = optarg;
@@ -326,6 +346,30 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 					   optarg);
 			o->archive = strcmp(optarg, "off") != 0;
 			break;
+		case 'a':
+			o->system_wide = true;
+			o->kernel_exp = true;
+			o->offcpu = true;
+			break;
+		case 'k':
+			o->kernel_exp = true;
+			o->offcpu = true;
+			break;
+		case OPT_OFFCPU:
+			o->offcpu = true;
+			break;
+		case OPT_MAX_PROBES: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v == 0 || v > 1000000)
+				return bad(err, errlen,
+					   "--max-probes takes a number of functions from 1 to "
+					   "1000000, not '%s'",
+					   optarg);
+			o->max_probes = (unsigned int)v;
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;
@@ -345,6 +389,20 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 	}
 	if (!o->outputs)
 		o->outputs = BC_OUT_ER;
+	if (o->system_wide && (o->n_attach_pids || optind < argc))
+		return bad(err, errlen,
+			   "record: -a traces every process; give -a, -P PID or a command, not "
+			   "more than one%s",
+			   "");
+	if (o->system_wide) {
+		for (size_t i = 0; i < o->n_specs; i++)
+			if (!bc_spec_has_object(o->specs[i]))
+				return bad(err, errlen,
+					   "-u '%s': with -a, name the object too (OBJ:GLOB, e.g. "
+					   "libc:malloc or /usr/bin/prog:main)",
+					   o->specs[i]);
+		goto done;
+	}
 	if (o->n_attach_pids && optind < argc)
 		return bad(err, errlen,
 			   "record: give a command or -P PID, not both ('%s' follows -P)",
@@ -354,6 +412,7 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 			   "record: no command given; usage: bpfcollect record [OPTIONS] -- CMD "
 			   "[ARGS], or -P PID to attach to a running process");
 	o->argv = o->n_attach_pids ? NULL : argv + optind;
+done:
 	for (int i = 0; i < optind && used < sizeof(o->options_text) - 1; i++)
 		used += (size_t)snprintf(o->options_text + used, sizeof(o->options_text) - used,
 					 "%s%s", i ? " " : "", argv[i]);

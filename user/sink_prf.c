@@ -68,7 +68,7 @@ struct prf_sink {
 	char text[2048];
 };
 
-static const char *const loss_opr[BC_LOSS_NR] = {"lost_func", "lost_syscall", "lost_proc"};
+static const char *const loss_opr[BC_LOSS_NR] = {"lost_func", "lost_syscall", "lost_proc", "lost_sample", "lost_sched"};
 
 /* ------------------------------------------------------------ tables */
 

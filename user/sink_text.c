@@ -27,7 +27,7 @@ struct text_sink {
 	char buf[BC_CAPTURE_RECORD_MAX * 4 + 64]; /* a record's captures, escaped */
 };
 
-static const char *const loss_names[BC_LOSS_NR] = {"func", "syscall", "proc"};
+static const char *const loss_names[BC_LOSS_NR] = {"func", "syscall", "proc", "sample", "sched"};
 
 static int text_begin(struct bc_sink *s, const struct bc_session *sess)
 {

@@ -220,8 +220,7 @@ static const char *bracket_end(const char *open)
 	return *p ? p : NULL;
 }
 
-/* The ':' between OBJ and GLOB: the last one outside a bracket expression. */
-static const char *spec_separator(const char *spec)
+const char *bc_spec_separator(const char *spec)
 {
 	const char *sep = NULL;
 
@@ -238,6 +237,13 @@ static const char *spec_separator(const char *spec)
 		}
 	}
 	return sep;
+}
+
+bool bc_spec_has_object(const char *spec)
+{
+	const char *sep = bc_spec_separator(spec);
+
+	return sep && sep != spec;
 }
 
 /* ------------------------------------------------------------- IFUNC hint */
@@ -400,7 +406,7 @@ static int resolve_spec(struct resolver *r, const char *exe, const char *exe_as_
 		return -ENOMEM;
 	}
 	sub[0] = '\0';
-	sep = spec_separator(spec);
+	sep = bc_spec_separator(spec);
 	glob = sep ? sep + 1 : spec;
 	if (!*glob) {
 		bc_set_err(err, errlen,
@@ -486,12 +492,29 @@ int bc_symbols_resolve(const char *exe, int pid, const char *const *specs, size_
 		return -EINVAL;
 	}
 	orig_n = out->n;
-	ret = bc_resolve_exe(exe, pid, exe_canon, sizeof(exe_canon), err, errlen);
-	if (ret)
-		return ret;
-	ret = bc_elf_check(exe_canon, err, errlen);
-	if (ret)
-		return ret;
+	/* System-wide (no program, no process): every spec names its object. */
+	if (!exe && pid <= 0) {
+		if (!nspecs) {
+			bc_set_err(err, errlen, "system-wide tracing needs -u OBJ:GLOB");
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < nspecs; i++) {
+			if (specs[i] && !bc_spec_has_object(specs[i])) {
+				bc_set_err(err, errlen,
+					   "-u '%s': system-wide, name the object too (OBJ:GLOB)",
+					   specs[i]);
+				return -EINVAL;
+			}
+		}
+		exe_canon[0] = 0;
+	} else {
+		ret = bc_resolve_exe(exe, pid, exe_canon, sizeof(exe_canon), err, errlen);
+		if (ret)
+			return ret;
+		ret = bc_elf_check(exe_canon, err, errlen);
+		if (ret)
+			return ret;
+	}
 
 	if (!nspecs) {
 		ret = resolver_get(&r, exe_canon, &obj, err, errlen);

@@ -18,6 +18,7 @@
 /* Version of bpfcollect's private files and log.xml comments (`format=` key). */
 #define BC_ER_FORMAT	   1
 #define BC_ER_DEFAULT_NAME "test.1.er"
+#define BC_ER_KERNEL_DEFAULT_NAME "ktest.1.er"
 
 /*
  * Creates a new experiment directory DIR/NAME (dir NULL: the current
@@ -35,6 +36,7 @@ enum bc_er_file {
 	BC_ER_FUNCTRACE, /* FUNC_ENTRY, FUNC_RETURN */
 	BC_ER_SYSCALLS,	 /* SYS_ENTER, SYS_EXIT */
 	BC_ER_PROCTRACE, /* PROC_FORK, THREAD_START, PROC_EXEC, THREAD_EXIT, PROC_EXIT, LOST */
+	BC_ER_SCHED,	 /* OFFCPU */
 	BC_ER_NFILES,
 };
 
@@ -70,6 +72,14 @@ int bc_er_sink_log_event(struct bc_sink *sink, uint64_t ktime, const char *kind,
  * log.xml records every descendant event. Returns NULL with err set.
  */
 struct bc_sink *bc_er_tree_sink_new(const char *exp_path, char *err, size_t errlen);
+
+/*
+ * The kernel experiment tree (-k, -a): the founder at exp_path holds the
+ * kernel-side records of every traced process (lifecycle, syscalls, off-CPU
+ * intervals); each process with user-level records (calls, clock samples)
+ * gets the subexperiment _COMM_PID_PID.N.er inside it.
+ */
+struct bc_sink *bc_er_ktree_sink_new(const char *exp_path, char *err, size_t errlen);
 
 /* What reading one data file found. */
 struct bc_er_file_stats {

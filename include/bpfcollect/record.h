@@ -34,6 +34,7 @@ enum bc_rec_kind {
 	BC_REC_MMAP = 0x10b,         /* an executable file mapping was made */
 	BC_REC_MUNMAP = 0x10c,       /* a range was unmapped */
 	BC_REC_PROFILE = 0x10d,      /* a clock-profile sample of a traced thread (-p) */
+	BC_REC_OFFCPU = 0x10e,       /* an interval a traced thread spent off CPU */
 };
 
 /* Loss counters are kept per CPU and per class (index into the array). */
@@ -42,7 +43,8 @@ enum bc_loss_class {
 	BC_LOSS_SYSCALL = 1,
 	BC_LOSS_PROC = 2,
 	BC_LOSS_SAMPLE = 3, /* clock-profile samples */
-	BC_LOSS_NR = 4,
+	BC_LOSS_SCHED = 4,  /* off-CPU intervals */
+	BC_LOSS_NR = 5,
 };
 
 #define BC_COMM_LEN 16
@@ -180,6 +182,34 @@ struct bc_rec_profile {
 	__u32 cpu;
 	__u16 n_kernel;
 	__u16 n_user;
+	__u64 ips[];
+};
+
+/*
+ * BC_REC_OFFCPU (-k, -a, --offcpu): one interval a traced thread spent off
+ * a CPU, written when the scheduler switches it back in (h.ktime; h.pid and
+ * h.tid are that thread's, h.seq is 0). Switched out at off_ktime in `state`
+ * (the task state the scheduler saw: 0 runnable, so it was preempted or
+ * yielded; else it blocked); made runnable again at wake_ktime by waker
+ * (0 when no wakeup was seen: a preemption, or a wakeup before tracing).
+ * syscall is the system call it was in at switch-out (-1: in user code).
+ * ips: its user stack at switch-out, leaf first, the return address
+ * chain through frame pointers; size = 72 + 8 * n_user.
+ */
+#define BC_OFFCPU_MAX_FRAMES 32
+
+struct bc_rec_offcpu {
+	struct bc_rec_head h;
+	__u64 off_ktime;
+	__u64 wake_ktime;
+	__u32 waker_pid;
+	__u32 waker_tid;
+	__u32 state;   /* TASK_INTERRUPTIBLE 1, TASK_UNINTERRUPTIBLE 2, ...; 0 runnable */
+	__s32 syscall; /* -1: none */
+	__u32 cpu;     /* where it runs again */
+	__u16 n_user;
+	__u8 preempt; /* 1: the scheduler preempted it */
+	__u8 pad;
 	__u64 ips[];
 };
 

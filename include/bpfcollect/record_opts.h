@@ -18,6 +18,7 @@
 #define BC_DEFAULT_BUFSIZE_MIB 8
 #define BC_MAX_ATTACH_PIDS     64
 #define BC_PROFILE_ON_US       10000 /* -p on: collect's 10 ms */
+#define BC_DEFAULT_MAX_PROBES  4096  /* --max-probes */
 
 struct bc_record_opts {
 	const char *exp_name; /* -o, NULL: default */
@@ -46,7 +47,11 @@ struct bc_record_opts {
 	size_t n_attach_pids;
 	unsigned int profile_us; /* -p: clock-profile period in microseconds, 0 = off */
 	double duration_s;	 /* -t: stop recording after this many seconds, 0 = no limit */
-	char *const *argv;	 /* the command, NULL-terminated; NULL with -P */
+	bool system_wide;	 /* -a */
+	bool kernel_exp;	 /* -k (and -a): ktest.N.er with per-process subexperiments */
+	bool offcpu;		 /* --offcpu (and -k, -a): off-CPU intervals */
+	unsigned int max_probes; /* --max-probes: most functions probed at once */
+	char *const *argv;	 /* the command, NULL-terminated; NULL with -P and -a */
 	char options_text[1024]; /* the record command line up to the command, for the log */
 };
 

@@ -22,6 +22,7 @@
 #ifndef BPFCOLLECT_SYMBOLS_H
 #define BPFCOLLECT_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "bpfcollect/model.h"
@@ -56,6 +57,11 @@
  */
 int bc_symbols_resolve(const char *exe, int pid, const char *const *specs, size_t nspecs,
 		       struct bc_functab *out, char *err, size_t errlen);
+
+/* The ':' between OBJ and GLOB in a spec: the last one outside a bracket expression, or NULL. */
+const char *bc_spec_separator(const char *spec);
+/* true when a spec names its object (OBJ:GLOB with a non-empty OBJ). */
+bool bc_spec_has_object(const char *spec);
 
 /*
  * 0 if path is a 64-bit x86-64 ELF file we can probe (ET_EXEC or ET_DYN).

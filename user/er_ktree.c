@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kernel experiment tree (-k, -a): the founder, ktest.N.er, is the
+ * kernel's view (pid 0): process lifecycle, syscalls and off-CPU intervals
+ * of every traced process. Each process that produces user-level data
+ * (function calls, clock samples) gets a subexperiment named as collect
+ * names the processes of a kernel experiment, _COMM_PID_PID.N.er (N moves
+ * up when the name is taken), flat inside the founder, created at its
+ * first such record. An exec ends the image's subexperiment; the new image
+ * gets its own at its first user-level record.
+ *
+ * A subexperiment's map.xml must hold the process's mappings from before it
+ * was opened: the tree keeps them for every process whose mappings it has
+ * seen from the start (created or exec'd while recording, or read from
+ * /proc when tracing began), and reads /proc/PID/maps for the others
+ * (processes running before a system-wide recording began).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bpfcollect/experiment.h"
+#include "bpfcollect/liveset.h"
+#include "bpfcollect/mapset.h"
+#include "bpfcollect/procinfo.h"
+#include "bpfcollect/procmaps.h"
+
+#define NAME_MAX_LEN 200
+
+/* A traced process with a subexperiment open, or waiting for its first user record. */
+struct kproc {
+	uint32_t pid;
+	char comm[BC_COMM_LEN + 1];
+	char *exe;	       /* from its exec record, NULL if none seen */
+	struct bc_sink *writer; /* NULL until its first user-level record */
+	int exit_code;
+	bool exited;
+};
+
+struct er_ktree {
+	struct bc_sink base;
+	char *path;
+	struct bc_session sess; /* the founder's; children get a copy */
+	struct bc_sink *founder;
+	struct kproc *procs;
+	size_t n_procs;
+	struct bc_mapset maps;	 /* mappings of processes without an open subexperiment */
+	struct bc_live_set known; /* processes whose mappings `maps` holds since they began */
+	size_t subexps;
+	char err[512];
+};
+
+static struct kproc *find(struct er_ktree *t, uint32_t pid)
+{
+	for (size_t i = 0; i < t->n_procs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	return NULL;
+}
+
+static struct kproc *get(struct er_ktree *t, uint32_t pid)
+{
+	struct kproc *p = find(t, pid), *v;
+
+	if (p)
+		return p;
+	v = realloc(t->procs, (t->n_procs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	t->procs = v;
+	p = &v[t->n_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static int end_child(struct kproc *p, uint64_t ktime)
+{
+	struct bc_session_end end = {.end_ktime = ktime,
+				     .exit_status = p->exited ? p->exit_code : -1};
+	int rc;
+
+	if (!p->writer)
+		return 0;
+	rc = bc_sink_end(p->writer, &end);
+	bc_sink_destroy(p->writer);
+	p->writer = NULL;
+	return rc;
+}
+
+struct replay_ctx {
+	struct bc_sink *writer;
+	uint64_t ktime;
+};
+
+static int replay_mapping(void *ctx, const struct bc_mapping *m)
+{
+	struct replay_ctx *rc = ctx;
+	struct bc_mapping copy = *m;
+
+	copy.ktime = rc->ktime;
+	return bc_sink_mapping(rc->writer, &copy);
+}
+
+/* The mappings the new subexperiment starts with, stamped with its start. */
+static int seed_mappings(struct er_ktree *t, struct kproc *p, uint64_t ktime)
+{
+	struct replay_ctx ctx = {p->writer, ktime};
+	int rc;
+
+	if (!bc_live_has(&t->known, p->pid)) {
+		rc = bc_procmaps_read("/proc", p->pid, ktime, replay_mapping, &ctx);
+		return rc == -ESRCH || rc == -ENOENT || rc == -EACCES ? 0 : (rc < 0 ? rc : 0);
+	}
+	for (size_t i = 0; i < t->maps.n; i++) {
+		const struct bc_mapset_entry *e = &t->maps.v[i];
+		struct bc_mapping m = {.pid = e->pid,
+				       .ktime = ktime,
+				       .start = e->start,
+				       .end = e->end,
+				       .offset = e->offset,
+				       .prot = e->prot,
+				       .path = e->path};
+
+		if (e->pid != p->pid)
+			continue;
+		rc = bc_sink_mapping(p->writer, &m);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Opens _COMM_PID_PID.N.er for p at its first user-level record. */
+static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
+{
+	char comm[64], safe[64], name[NAME_MAX_LEN], path[4096], **argv = NULL, *argbuf = NULL;
+	char attrs[512];
+	struct bc_session s = t->sess;
+	struct stat st;
+	int rc;
+
+	snprintf(comm, sizeof(comm), "%s", p->comm);
+	if (!comm[0]) {
+		char comm_path[64];
+		FILE *f;
+
+		snprintf(comm_path, sizeof(comm_path), "/proc/%" PRIu32 "/comm", p->pid);
+		f = fopen(comm_path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = 0;
+			fclose(f);
+		}
+	}
+	bc_comm_for_filename(comm, safe, sizeof(safe));
+	for (unsigned int n = 1;; n++) {
+		snprintf(name, sizeof(name), "_%s_PID_%" PRIu32 ".%u", safe, p->pid, n);
+		if (snprintf(path, sizeof(path), "%s/%s.er", t->path, name) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		if (stat(path, &st) < 0)
+			break;
+	}
+	if (mkdir(path, 0755) < 0)
+		return -errno;
+	p->writer = bc_er_sink_new(path, t->err, sizeof(t->err));
+	if (!p->writer)
+		return -EIO;
+	rc = bc_proc_argv(p->pid, p->exe ? p->exe : comm, &argv, &argbuf);
+	if (rc < 0)
+		return rc;
+	s.argv = argv;
+	s.root_pid = p->pid;
+	s.start_ktime = ktime;
+	s.attached = true;
+	s.extra_pids = NULL;
+	s.n_extra_pids = 0;
+	rc = bc_sink_begin(p->writer, &s);
+	free(argv);
+	free(argbuf);
+	if (!rc)
+		rc = seed_mappings(t, p, ktime);
+	if (rc)
+		return rc;
+	t->subexps++;
+	snprintf(attrs, sizeof(attrs),
+		 "variant=\"process\" lineage=\"%s\" follow=\"1\" msg=\"pid=%" PRIu32 "\"", name,
+		 p->pid);
+	return bc_er_sink_log_event(t->founder, ktime, "desc_started", attrs);
+}
+
+static bool is_user_level(unsigned int kind)
+{
+	return kind == BC_REC_FUNC_ENTRY || kind == BC_REC_FUNC_RETURN ||
+	       kind == BC_REC_PROFILE;
+}
+
+static void set_comm(struct kproc *p, const char comm[BC_COMM_LEN])
+{
+	memcpy(p->comm, comm, BC_COMM_LEN);
+	p->comm[BC_COMM_LEN] = 0;
+}
+
+static int on_exec(struct er_ktree *t, const struct bc_rec_exec *x)
+{
+	struct kproc *p = get(t, x->h.pid);
+	int rc = 0;
+
+	if (!p)
+		return -ENOMEM;
+	if (p->writer) {
+		rc = bc_er_sink_log_event(p->writer, x->h.ktime, "exec_start",
+					  "variant=\"execve\" follow=\"1\"");
+		if (!rc)
+			rc = end_child(p, x->h.ktime);
+	}
+	set_comm(p, x->comm);
+	free(p->exe);
+	p->exe = strndup(x->filename, x->filename_len);
+	/* The new image's mappings come next, from the recorder: all of them. */
+	bc_mapset_drop(&t->maps, x->h.pid);
+	if (!rc)
+		rc = bc_live_add(&t->known, x->h.pid);
+	return rc;
+}
+
+static int ktree_begin(struct bc_sink *s, const struct bc_session *sess)
+{
+	struct er_ktree *t = (struct er_ktree *)s;
+	struct bc_session ks = *sess;
+	static char *const system_argv[] = {"(system-wide)", NULL};
+	int rc;
+
+	t->sess = *sess;
+	/* The founder is the kernel: pid 0, no profile of its own. */
+	ks.root_pid = 0;
+	ks.profile_us = 0;
+	ks.attached = true;
+	ks.extra_pids = NULL;
+	ks.n_extra_pids = 0;
+	if (sess->system_wide)
+		ks.argv = system_argv;
+	rc = bc_sink_begin(t->founder, &ks);
+	if (rc)
+		return rc;
+	/* Processes traced from the start: the agent reads their mappings for us now. */
+	if (!sess->system_wide && sess->root_pid) {
+		rc = bc_live_add(&t->known, sess->root_pid);
+		for (size_t i = 0; !rc && i < sess->n_extra_pids; i++)
+			rc = bc_live_add(&t->known, sess->extra_pids[i]);
+	}
+	return rc;
+}
+
+static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
+{
+	struct er_ktree *t = (struct er_ktree *)s;
+	const struct bc_rec_head *h = ev->rec;
+	struct kproc *p;
+	int rc;
+
+	if (is_user_level(h->kind)) {
+		p = get(t, h->pid);
+		if (!p)
+			return -ENOMEM;
+		if (!p->writer && !p->exited) {
+			rc = open_child(t, p, h->ktime);
+			if (rc)
+				return rc;
+		}
+		return p->writer ? bc_sink_event(p->writer, ev) : 0;
+	}
+	if (h->kind == BC_REC_PROC_EXEC) {
+		rc = on_exec(t, (const struct bc_rec_exec *)h);
+		if (rc)
+			return rc;
+	}
+	rc = bc_sink_event(t->founder, ev);
+	if (rc)
+		return rc;
+	switch (h->kind) {
+	case BC_REC_PROC_FORK: {
+		const struct bc_rec_fork *f = (const void *)h;
+
+		p = get(t, f->child_pid);
+		if (!p)
+			return -ENOMEM;
+		/* a reused pid is a new process */
+		end_child(p, h->ktime);
+		free(p->exe);
+		p->exe = NULL;
+		p->exited = false;
+		set_comm(p, f->comm);
+		/* A child's mappings are its parent's copy, which the recorder sends now. */
+		bc_mapset_drop(&t->maps, f->child_pid);
+		return bc_live_add(&t->known, f->child_pid);
+	}
+	case BC_REC_PROC_EXIT:
+		p = find(t, h->pid);
+		bc_mapset_drop(&t->maps, h->pid);
+		bc_live_remove(&t->known, h->pid);
+		if (!p)
+			return 0;
+		p->exited = true;
+		p->exit_code = ((const struct bc_rec_exit *)h)->exit_code;
+		return end_child(p, h->ktime);
+	default:
+		return 0;
+	}
+}
+
+static int ktree_mapping(struct bc_sink *s, const struct bc_mapping *m)
+{
+	struct er_ktree *t = (struct er_ktree *)s;
+	struct kproc *p = find(t, m->pid);
+	int rc;
+
+	if (p && p->writer)
+		return bc_sink_mapping(p->writer, m);
+	/* Kept only where they complete a history: /proc has the rest. */
+	if (!bc_live_has(&t->known, m->pid))
+		return 0;
+	if (m->unmap) {
+		bc_mapset_unmap(&t->maps, m->pid, m->start, m->end);
+		return 0;
+	}
+	rc = bc_mapset_add(&t->maps, m);
+	return rc < 0 ? rc : 0;
+}
+
+static int ktree_usage(struct bc_sink *s, uint32_t pid, const struct bc_usage *u)
+{
+	struct er_ktree *t = (struct er_ktree *)s;
+	struct kproc *p = find(t, pid);
+
+	return p && p->writer ? bc_sink_usage(p->writer, pid, u) : 0;
+}
+
+static int ktree_flush(struct bc_sink *s)
+{
+	struct er_ktree *t = (struct er_ktree *)s;
+	int rc = bc_sink_flush(t->founder);
+
+	for (size_t i = 0; i < t->n_procs; i++) {
+		if (t->procs[i].writer) {
+			int e = bc_sink_flush(t->procs[i].writer);
+
+			if (e && !rc)
+				rc = e;
+		}
+	}
+	return rc;
+}
+
+static int ktree_end(struct bc_sink *s, const struct bc_session_end *end)
+{
+	struct er_ktree *t = (struct er_ktree *)s;
+	int rc = 0, e;
+
+	for (size_t i = 0; i < t->n_procs; i++) {
+		e = end_child(&t->procs[i], end->end_ktime);
+		if (e && !rc)
+			rc = e;
+	}
+	e = bc_sink_end(t->founder, end);
+	return rc ? rc : e;
+}
+
+static void ktree_destroy(struct bc_sink *s)
+{
+	struct er_ktree *t = (struct er_ktree *)s;
+
+	for (size_t i = 0; i < t->n_procs; i++) {
+		bc_sink_destroy(t->procs[i].writer);
+		free(t->procs[i].exe);
+	}
+	bc_sink_destroy(t->founder);
+	bc_mapset_free(&t->maps);
+	bc_live_free(&t->known);
+	free(t->procs);
+	free(t->path);
+	free(t);
+}
+
+static const struct bc_sink_ops ktree_ops = {
+	.name = "er-ktree",
+	.begin = ktree_begin,
+	.event = ktree_event,
+	.mapping = ktree_mapping,
+	.usage = ktree_usage,
+	.end = ktree_end,
+	.flush = ktree_flush,
+	.destroy = ktree_destroy,
+};
+
+struct bc_sink *bc_er_ktree_sink_new(const char *exp_path, char *err, size_t errlen)
+{
+	struct er_ktree *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->path = strdup(exp_path))) {
+		snprintf(err, errlen, "%s: out of memory", exp_path);
+		free(t);
+		return NULL;
+	}
+	t->base.ops = &ktree_ops;
+	t->founder = bc_er_sink_new(exp_path, err, errlen);
+	if (!t->founder) {
+		free(t->path);
+		free(t);
+		return NULL;
+	}
+	return &t->base;
+}

@@ -31,7 +31,8 @@ struct task_state {
 	/* off CPU since off_ktime (0: on CPU, or never seen leaving it); sched.bpf.c */
 	__u64 off_ktime;
 	__u64 wake_ktime;
-	__u64 waker; /* pid_tgid of the task that woke it */
+	__u64 waker;	/* pid_tgid of the task that woke it */
+	__u64 sum_exec; /* its CPU time at switch-out */
 	__u32 off_state;
 	__s32 off_syscall;
 	__u32 off_preempt;

@@ -48,6 +48,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool
 	ts->off_preempt = preempt;
 	ts->off_syscall = -1;
 	ts->off_n_user = 0;
+	ts->sum_exec = prev->se.sum_exec_runtime;
 	if (prev->flags & PF_KTHREAD)
 		return;
 	/* orig_ax is the syscall number inside one, -1 when it left user code. */
@@ -86,6 +87,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	rec->h.ktime = now;
 	rec->off_ktime = ts->off_ktime;
 	rec->wake_ktime = ts->wake_ktime;
+	rec->sum_exec = ts->sum_exec;
 	rec->waker_pid = ts->waker >> 32;
 	rec->waker_tid = (__u32)ts->waker;
 	rec->state = ts->off_state;

@@ -14,9 +14,11 @@
 #include "bpfcollect/archive.h"
 #include "bpfcollect/report.h"
 #include "bpfcollect/report_exp.h"
+#include "bpfcollect/report_procs.h"
 #include "bpfcollect/report_profile.h"
 #include "bpfcollect/report_tree.h"
 #include "bpfcollect/sink_calls.h"
+#include "bpfcollect/sink_filter.h"
 #include "bpfcollect/sink_text.h"
 
 static const char report_usage[] =
@@ -43,10 +45,17 @@ static const char report_usage[] =
 	"  profile     the clock profile (record -p): exclusive CPU with its user\n"
 	"              and system parts, and inclusive CPU, by function, kernel\n"
 	"              functions included (vmlinux`NAME), as gprofng lists them\n"
+	"  procs       per process: threads, CPU time, time off CPU (blocked, and\n"
+	"              waiting for a CPU), voluntary and preempted switches,\n"
+	"              syscalls, end (record -k, -a or --offcpu); the default\n"
+	"              first view of a kernel experiment\n"
 	"\n"
 	"  -s, --sort KEY   functions order: excl (default), incl, calls, avg, name\n"
 	"  -n, --top N      at most N functions, or N calls (default 50), or N children\n"
 	"                   per calltree node\n"
+	"  --pid PID        one process only: descends into it in a kernel\n"
+	"                   experiment (its kernel-side records and its\n"
+	"                   subexperiment's functions)\n"
 	"  --founder-only   the founder experiment alone; by default its descendants'\n"
 	"                   subexperiments (_f1.er, _x1.er, ...) are merged in. A\n"
 	"                   subexperiment's own path reports it alone.\n"
@@ -64,6 +73,7 @@ enum view {
 	VIEW_OVERVIEW = 256,
 	VIEW_OBJECTS = 512,
 	VIEW_PROFILE = 1024,
+	VIEW_PROCS = 2048,
 	VIEW_TREE_VIEWS = VIEW_CALLTREE | VIEW_CALLERS_CALLEES | VIEW_THREADS,
 };
 
@@ -91,6 +101,8 @@ static int parse_view(const char *s)
 		return VIEW_OBJECTS;
 	if (!strcmp(s, "profile"))
 		return VIEW_PROFILE;
+	if (!strcmp(s, "procs"))
+		return VIEW_PROCS;
 	return -EINVAL;
 }
 
@@ -179,8 +191,28 @@ static int print_callers_callees(const struct bc_calltree *tree, int argc, char 
  * calltree, callers-callees, threads: one more pass, into the call-tree
  * engine. argv[first..argc) are the views asked for.
  */
-static int print_tree_views(const char *exp, bool descendants, int views, int argc, char **argv,
-			    int first, size_t top, char *err, size_t errlen)
+/* bc_er_read_tree, through a filter when one process is asked for (--pid). */
+static int read_tree(const char *exp, bool descendants, uint32_t pid, struct bc_sink *sink,
+		     struct bc_er_info *info, size_t *n_exps, char *err, size_t errlen)
+{
+	struct bc_sink *filter = NULL;
+	int rc;
+
+	if (pid) {
+		filter = bc_pid_filter_sink_new(sink, pid);
+		if (!filter) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		sink = filter;
+	}
+	rc = bc_er_read_tree(exp, descendants, sink, info, n_exps, err, errlen);
+	bc_sink_destroy(filter);
+	return rc;
+}
+
+static int print_tree_views(const char *exp, bool descendants, uint32_t pid, int views, int argc,
+			    char **argv, int first, size_t top, char *err, size_t errlen)
 {
 	struct bc_calltree *tree = bc_calltree_new();
 	struct bc_er_info again;
@@ -191,7 +223,7 @@ static int print_tree_views(const char *exp, bool descendants, int views, int ar
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	rc = bc_er_read_tree(exp, descendants, bc_calltree_sink(tree), &again, NULL, err, errlen);
+	rc = read_tree(exp, descendants, pid, bc_calltree_sink(tree), &again, NULL, err, errlen);
 	bc_er_info_free(&again);
 	if (rc < 0)
 		goto out;
@@ -217,11 +249,9 @@ out:
 int bc_cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"sort", required_argument, NULL, 's'},
-		{"top", required_argument, NULL, 'n'},
-		{"founder-only", no_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"sort", required_argument, NULL, 's'},	  {"top", required_argument, NULL, 'n'},
+		{"founder-only", no_argument, NULL, 'F'}, {"pid", required_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
 	enum bc_sort_key key = BC_SORT_EXCL;
 	bool descendants = true;
@@ -233,6 +263,7 @@ int bc_cmd_report(int argc, char **argv)
 	int views = 0, c, rc, exit_code = 1;
 	const char *exp, *calls_glob = NULL;
 	int first_view;
+	uint32_t pid = 0;
 
 	memset(&info, 0, sizeof(info));
 	optind = 1;
@@ -258,6 +289,17 @@ int bc_cmd_report(int argc, char **argv)
 		case 'F':
 			descendants = false;
 			break;
+		case 'p': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v == 0 || v > INT32_MAX) {
+				bc_error("--pid takes a process id, not '%s'", optarg);
+				return 2;
+			}
+			pid = (uint32_t)v;
+			break;
+		}
 		case 'h':
 			fputs(report_usage, stdout);
 			return 0;
@@ -278,7 +320,7 @@ int bc_cmd_report(int argc, char **argv)
 		if (v < 0) {
 			bc_error("report: unknown view '%s'; views: header functions syscalls "
 				 "events calls FUNC calltree callers-callees FUNC threads overview "
-				 "objects profile",
+				 "objects profile procs",
 				 argv[optind]);
 			return 2;
 		}
@@ -299,6 +341,8 @@ int bc_cmd_report(int argc, char **argv)
 			optind++; /* its FUNC: print_callers_callees() reads it */
 		views |= v;
 	}
+	bool default_views = !views;
+
 	if (!views)
 		views = VIEW_HEADER | VIEW_FUNCTIONS | VIEW_SYSCALLS;
 
@@ -307,18 +351,29 @@ int bc_cmd_report(int argc, char **argv)
 		bc_error("out of memory");
 		goto out;
 	}
-	rc = bc_er_read_tree(exp, descendants, bc_report_sink(rep), &info, &n_exps, err,
-			     sizeof(err));
+	rc = read_tree(exp, descendants, pid, bc_report_sink(rep), &info, &n_exps, err,
+		       sizeof(err));
 	if (rc < 0) {
 		bc_error("%s", err);
 		goto out;
 	}
+	/* A kernel experiment (pid 0) opens with its processes. */
+	if (default_views && info.root_pid == 0)
+		views |= VIEW_PROCS;
 	if (views & VIEW_HEADER) {
 		print_header(exp, &info, rep, stdout);
 		if (n_exps > 1)
 			printf("Descendants: %zu subexperiments merged in (--founder-only: the "
 			       "founder alone)\n\n",
 			       n_exps - 1);
+	}
+	if (views & VIEW_PROCS) {
+		rc = bc_report_procs(exp, descendants, pid, stdout, err, sizeof(err));
+		if (rc < 0 && !(default_views && rc == -ENOENT)) {
+			bc_error("%s", err);
+			goto out;
+		}
+		putchar('\n');
 	}
 	if (views & VIEW_FUNCTIONS) {
 		if (bc_report_nfuncs(rep) || info.funcs.n) {
@@ -346,7 +401,7 @@ int bc_cmd_report(int argc, char **argv)
 			goto out;
 		}
 		/* A second pass: the report sink has already consumed the first. */
-		rc = bc_er_read_tree(exp, descendants, text, &again, NULL, err, sizeof(err));
+		rc = read_tree(exp, descendants, pid, text, &again, NULL, err, sizeof(err));
 		bc_sink_destroy(text);
 		bc_er_info_free(&again);
 		if (rc < 0) {
@@ -363,7 +418,7 @@ int bc_cmd_report(int argc, char **argv)
 			bc_error("out of memory");
 			goto out;
 		}
-		rc = bc_er_read_tree(exp, descendants, calls, &again, NULL, err, sizeof(err));
+		rc = read_tree(exp, descendants, pid, calls, &again, NULL, err, sizeof(err));
 		bc_sink_destroy(calls);
 		bc_er_info_free(&again);
 		if (rc < 0) {
@@ -375,7 +430,7 @@ int bc_cmd_report(int argc, char **argv)
 		/* The views above that end without a blank line. */
 		if (views & (VIEW_SYSCALLS | VIEW_EVENTS | VIEW_CALLS))
 			putchar('\n');
-		if (print_tree_views(exp, descendants, views, argc, argv, first_view, top, err,
+		if (print_tree_views(exp, descendants, pid, views, argc, argv, first_view, top, err,
 				     sizeof(err)) < 0) {
 			bc_error("%s", err);
 			goto out;

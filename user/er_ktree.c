@@ -34,7 +34,7 @@
 struct kproc {
 	uint32_t pid;
 	char comm[BC_COMM_LEN + 1];
-	char *exe;	       /* from its exec record, NULL if none seen */
+	char *exe;		/* from its exec record, NULL if none seen */
 	struct bc_sink *writer; /* NULL until its first user-level record */
 	int exit_code;
 	bool exited;
@@ -47,7 +47,7 @@ struct er_ktree {
 	struct bc_sink *founder;
 	struct kproc *procs;
 	size_t n_procs;
-	struct bc_mapset maps;	 /* mappings of processes without an open subexperiment */
+	struct bc_mapset maps;	  /* mappings of processes without an open subexperiment */
 	struct bc_live_set known; /* processes whose mappings `maps` holds since they began */
 	size_t subexps;
 	char err[512];
@@ -194,8 +194,7 @@ static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 
 static bool is_user_level(unsigned int kind)
 {
-	return kind == BC_REC_FUNC_ENTRY || kind == BC_REC_FUNC_RETURN ||
-	       kind == BC_REC_PROFILE;
+	return kind == BC_REC_FUNC_ENTRY || kind == BC_REC_FUNC_RETURN || kind == BC_REC_PROFILE;
 }
 
 static void set_comm(struct kproc *p, const char comm[BC_COMM_LEN])
@@ -255,12 +254,49 @@ static int ktree_begin(struct bc_sink *s, const struct bc_session *sess)
 	return rc;
 }
 
+/*
+ * A process first seen mid-life (it ran before recording began): its name
+ * goes into the founder before its first record, so every reader can name
+ * it. Processes created while recording are named by their fork or exec.
+ */
+static int name_process(struct er_ktree *t, const struct bc_rec_head *h)
+{
+	struct bc_rec_proc_name rec = {.h = {.size = sizeof(rec),
+					     .kind = BC_REC_PROC_NAME,
+					     .pid = h->pid,
+					     .tid = h->pid,
+					     .ktime = h->ktime}};
+	struct bc_proc_info pi;
+	struct bc_event ev;
+	struct kproc *p = get(t, h->pid);
+
+	if (!p)
+		return -ENOMEM;
+	if (bc_proc_inspect("/proc", h->pid, &pi, NULL, 0) < 0)
+		return 0; /* gone already: its exit record will name it */
+	set_comm(p, pi.comm);
+	memcpy(rec.comm, pi.comm, sizeof(rec.comm));
+	rec.ppid = pi.ppid;
+	rec.flags = pi.kthread ? BC_PROC_KTHREAD : 0;
+	if (bc_decode(&rec, sizeof(rec), NULL, &ev) < 0)
+		return -EINVAL;
+	return bc_sink_event(t->founder, &ev);
+}
+
 static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
 {
 	struct er_ktree *t = (struct er_ktree *)s;
 	const struct bc_rec_head *h = ev->rec;
 	struct kproc *p;
 	int rc;
+
+	/* The launched command is named by its exec, which comes first. */
+	if (h->kind != BC_REC_LOST && h->pid && !find(t, h->pid) &&
+	    (t->sess.attached || t->sess.system_wide || h->pid != t->sess.root_pid)) {
+		rc = name_process(t, h);
+		if (rc)
+			return rc;
+	}
 
 	if (is_user_level(h->kind)) {
 		p = get(t, h->pid);

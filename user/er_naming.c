@@ -36,6 +36,7 @@ int bc_er_file_for_kind(unsigned int kind)
 	case BC_REC_THREAD_EXIT:
 	case BC_REC_PROC_EXIT:
 	case BC_REC_LOST:
+	case BC_REC_PROC_NAME:
 		return BC_ER_PROCTRACE;
 	case BC_REC_OFFCPU:
 		return BC_ER_SCHED;

@@ -89,6 +89,8 @@ size_t bc_rec_min_size(unsigned int kind)
 		return sizeof(struct bc_rec_profile);
 	case BC_REC_OFFCPU:
 		return sizeof(struct bc_rec_offcpu);
+	case BC_REC_PROC_NAME:
+		return sizeof(struct bc_rec_proc_name);
 	default:
 		return 0;
 	}

@@ -61,8 +61,8 @@ int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, c
 
 		if (!name && opts->kernel_exp)
 			name = BC_ER_KERNEL_DEFAULT_NAME;
-		rc = bc_exp_create(opts->exp_dir, name, out->exp_path,
-				   sizeof(out->exp_path), err, errlen);
+		rc = bc_exp_create(opts->exp_dir, name, out->exp_path, sizeof(out->exp_path), err,
+				   errlen);
 		if (rc < 0)
 			return rc;
 		sinks[n] = opts->kernel_exp ? bc_er_ktree_sink_new(out->exp_path, err, errlen)

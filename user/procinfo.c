@@ -11,7 +11,7 @@
 #define PF_KTHREAD 0x00200000U
 
 /* Fields of /proc/ID/stat after the comm: state is field 3, flags field 9. */
-static int read_stat(const char *procfs, uint32_t id, char comm[16], char *state,
+static int read_stat(const char *procfs, uint32_t id, char comm[16], char *state, uint32_t *ppid,
 		     unsigned long *flags)
 {
 	char path[256], buf[1024], *open_paren, *close_paren;
@@ -36,7 +36,7 @@ static int read_stat(const char *procfs, uint32_t id, char comm[16], char *state
 	memcpy(comm, open_paren + 1, n);
 	comm[n] = 0;
 	/* state ppid pgrp session tty_nr tpgid flags */
-	if (sscanf(close_paren + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags) != 2)
+	if (sscanf(close_paren + 1, " %c %" SCNu32 " %*d %*d %*d %*d %lu", state, ppid, flags) != 3)
 		return -EINVAL;
 	return 0;
 }
@@ -78,7 +78,7 @@ int bc_proc_inspect(const char *procfs, uint32_t id, struct bc_proc_info *pi, ch
 		snprintf(err, errlen, "pid 0 is the kernel's idle task: give a process id");
 		return -EINVAL;
 	}
-	rc = read_stat(procfs, id, pi->comm, &state, &flags);
+	rc = read_stat(procfs, id, pi->comm, &state, &pi->ppid, &flags);
 	if (rc == -ENOENT || rc == -ESRCH) {
 		snprintf(err, errlen, "no such process: %" PRIu32 " (see ps or pgrep for its pid)",
 			 id);

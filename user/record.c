@@ -376,7 +376,9 @@ int bc_cmd_record(int argc, char **argv)
 
 	static char *const system_argv[] = {"(system-wide)", NULL};
 	struct bc_session sess = {
-		.argv = opts.system_wide ? system_argv : r.attached ? attach_argv : opts.argv,
+		.argv = opts.system_wide ? system_argv
+			: r.attached	 ? attach_argv
+					 : opts.argv,
 		.root_pid = r.root_pid,
 		.start_ktime = start_ktime,
 		.options = opts.options_text,

@@ -88,13 +88,13 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 			return rc;
 		}
 	}
-	struct bpf_program *always[] = {r->skel->progs.proc_fork,    r->skel->progs.proc_exec,
-					r->skel->progs.proc_exit,    r->skel->progs.sys_exit,
-					r->skel->progs.sys_enter,    r->skel->progs.sched_switch,
+	struct bpf_program *always[] = {r->skel->progs.proc_fork,   r->skel->progs.proc_exec,
+					r->skel->progs.proc_exit,   r->skel->progs.sys_exit,
+					r->skel->progs.sys_enter,   r->skel->progs.sched_switch,
 					r->skel->progs.sched_wakeup};
-	struct bpf_link **links[] = {&r->skel->links.proc_fork,	   &r->skel->links.proc_exec,
-				     &r->skel->links.proc_exit,	   &r->skel->links.sys_exit,
-				     &r->skel->links.sys_enter,	   &r->skel->links.sched_switch,
+	struct bpf_link **links[] = {&r->skel->links.proc_fork,	  &r->skel->links.proc_exec,
+				     &r->skel->links.proc_exit,	  &r->skel->links.sys_exit,
+				     &r->skel->links.sys_enter,	  &r->skel->links.sched_switch,
 				     &r->skel->links.sched_wakeup};
 
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {

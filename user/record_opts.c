@@ -218,7 +218,8 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		return bad(err, errlen, "%s", "out of memory");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:akqvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:akqvh", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'o':
 			o->exp_name = optarg;

@@ -347,6 +347,9 @@ static int report_event(struct bc_sink *s, const struct bc_event *ev)
 		on_lost(r, ev);
 		return 0;
 	}
+	/* Names of processes seen first mid-life: about a process, no thread's event. */
+	if (h->kind == BC_REC_PROC_NAME)
+		return 0;
 	th = account_task(r, h);
 	if (!th)
 		return -ENOMEM;

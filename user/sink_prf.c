@@ -16,6 +16,7 @@
 
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/prf.h"
+#include "bpfcollect/report_procs.h"
 #include "bpfcollect/sysdecode.h"
 
 /* A function entry whose return has not been seen yet. */
@@ -68,7 +69,8 @@ struct prf_sink {
 	char text[2048];
 };
 
-static const char *const loss_opr[BC_LOSS_NR] = {"lost_func", "lost_syscall", "lost_proc", "lost_sample", "lost_sched"};
+static const char *const loss_opr[BC_LOSS_NR] = {"lost_func", "lost_syscall", "lost_proc",
+						 "lost_sample", "lost_sched"};
 
 /* ------------------------------------------------------------ tables */
 
@@ -599,6 +601,25 @@ static int prf_begin(struct bc_sink *s, const struct bc_session *sess)
 	return ferror(p->out) ? -EIO : 0;
 }
 
+/*
+ * One interval off CPU, written when the thread is back: like a return
+ * record, its OPT starts with the time it began (the switch-out).
+ */
+static int sched_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
+{
+	const struct bc_rec_offcpu *o = (const void *)ev->rec;
+	uint64_t sleep, wait;
+	size_t n = opt_entry_time(p, o->off_ktime);
+
+	bc_offcpu_split(o, &sleep, &wait);
+	bc_prf_put_be64(p->opt + n, sleep);
+	bc_prf_put_be64(p->opt + n + 8, wait);
+	bc_prf_put_be64(p->opt + n + 16, ((uint64_t)o->state << 32) | (uint32_t)o->syscall);
+	bc_prf_put_be64(p->opt + n + 24, ((uint64_t)o->waker_pid << 32) | o->waker_tid);
+	return emit(p, t, 0, 0, BC_PRF_EV_SCHED_OFFCPU, o->h.ktime, 0, false, "sched",
+		    o->state && !o->preempt ? "blocked" : "preempted", n + 32);
+}
+
 static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 {
 	struct prf_sink *p = (struct prf_sink *)s;
@@ -643,6 +664,20 @@ static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 		return proc_event(p, t, ev);
 	case BC_REC_PROFILE: /* samples are no trace points */
 		return 0;
+	case BC_REC_OFFCPU:
+		return sched_event(p, t, ev);
+	case BC_REC_PROC_NAME: {
+		const struct bc_rec_proc_name *nm = (const void *)h;
+		size_t n;
+
+		if (!t->comm[0])
+			snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(nm->comm), nm->comm);
+		bc_prf_put_be64(p->opt, nm->ppid);
+		bc_prf_put_be64(p->opt + 8, nm->flags);
+		n = opt_text(p, 16, nm->comm, strnlen(nm->comm, sizeof(nm->comm)));
+		return emit(p, t, 0, 0, BC_PRF_EV_PROC_NAME, h->ktime, 0, false, "process", "name",
+			    n);
+	}
 	default: {
 		char opr[32];
 		size_t n = h->size < BC_PRF_OPT_MAX ? h->size : BC_PRF_OPT_MAX;

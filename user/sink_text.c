@@ -8,6 +8,8 @@
 
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/sink_text.h"
+#include "bpfcollect/report_procs.h"
+#include "bpfcollect/syscalls.h"
 #include "bpfcollect/sysdecode.h"
 
 /* The last syscall entry of a thread, to render the whole call at its exit. */
@@ -259,6 +261,33 @@ static int text_event(struct bc_sink *s, const struct bc_event *ev)
 		fprintf(out, "lost %s count=%" PRIu64 " cpu=%" PRIu32 "\n",
 			l->loss_class < BC_LOSS_NR ? loss_names[l->loss_class] : "?",
 			(uint64_t)l->count, l->cpu);
+		break;
+	}
+	case BC_REC_OFFCPU: {
+		const struct bc_rec_offcpu *o = (const void *)h;
+		const char *sys = o->syscall >= 0 ? bc_syscall_name((uint32_t)o->syscall) : NULL;
+
+		fprintf(out,
+			"offcpu %s off=%" PRIu64 " state=%c wake=%" PRIu64 " waker=%" PRIu32
+			"/%" PRIu32 " cpu=%" PRIu32 " frames=%u",
+			o->state && !o->preempt ? "blocked" : "preempted",
+			(uint64_t)(h->ktime - o->off_ktime), bc_task_state_char(o->state),
+			o->wake_ktime ? (uint64_t)(h->ktime - o->wake_ktime) : 0, o->waker_pid,
+			o->waker_tid, o->cpu, o->n_user);
+		if (sys)
+			fprintf(out, " syscall=%s", sys);
+		else if (o->syscall >= 0)
+			fprintf(out, " syscall=%" PRId32, o->syscall);
+		fputc('\n', out);
+		break;
+	}
+	case BC_REC_PROC_NAME: {
+		const struct bc_rec_proc_name *n = (const void *)h;
+
+		fputs("process ", out);
+		put_token(out, n->comm, sizeof(n->comm));
+		fprintf(out, " ppid=%" PRIu32 "%s\n", n->ppid,
+			n->flags & BC_PROC_KTHREAD ? " kthread" : "");
 		break;
 	}
 	default:

@@ -535,7 +535,8 @@ int bc_symbols_resolve(const char *exe, int pid, const char *const *specs, size_
 			ret = -EINVAL;
 			goto out;
 		}
-		ret = resolve_spec(&r, exe_canon, exe, pid, specs[i], err, errlen);
+		ret = resolve_spec(&r, exe_canon[0] ? exe_canon : NULL, exe, pid, specs[i], err,
+				   errlen);
 		if (ret)
 			goto out;
 	}

@@ -16,8 +16,8 @@
 #include "bpfcollect/model.h"
 
 /* Version of bpfcollect's private files and log.xml comments (`format=` key). */
-#define BC_ER_FORMAT	   1
-#define BC_ER_DEFAULT_NAME "test.1.er"
+#define BC_ER_FORMAT		  1
+#define BC_ER_DEFAULT_NAME	  "test.1.er"
 #define BC_ER_KERNEL_DEFAULT_NAME "ktest.1.er"
 
 /*
@@ -35,7 +35,8 @@ int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen,
 enum bc_er_file {
 	BC_ER_FUNCTRACE, /* FUNC_ENTRY, FUNC_RETURN */
 	BC_ER_SYSCALLS,	 /* SYS_ENTER, SYS_EXIT */
-	BC_ER_PROCTRACE, /* PROC_FORK, THREAD_START, PROC_EXEC, THREAD_EXIT, PROC_EXIT, LOST */
+	BC_ER_PROCTRACE, /* PROC_FORK, THREAD_START, PROC_EXEC, THREAD_EXIT, PROC_EXIT, LOST,
+			    PROC_NAME */
 	BC_ER_SCHED,	 /* OFFCPU */
 	BC_ER_NFILES,
 };

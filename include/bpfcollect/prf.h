@@ -60,7 +60,9 @@ struct bc_prf_opts {
 #define BC_PRF_EV_THREAD_START 0x0302 /* a new thread, written by its creator */
 #define BC_PRF_EV_THREAD_EXIT  0x0303
 #define BC_PRF_EV_PROC_EXEC    0x0304
-#define BC_PRF_EV_SCHED_FIRST  0x0400 /* 0x0400..0x04ff: scheduler events (reserved) */
+#define BC_PRF_EV_PROC_NAME    0x0305 /* a process seen first mid-life (kernel experiments) */
+#define BC_PRF_EV_SCHED_FIRST  0x0400 /* 0x0400..0x04ff: scheduler events */
+#define BC_PRF_EV_SCHED_OFFCPU 0x0401 /* back on CPU after an interval off it */
 #define BC_PRF_EV_SCHED_LAST   0x04ff
 #define BC_PRF_EV_LOST_GAP     0x0f00 /* records missing from a thread's serial numbers */
 #define BC_PRF_EV_LOST_RING    0x0f01 /* the agent's count of ring-buffer overflows */

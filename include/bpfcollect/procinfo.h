@@ -9,6 +9,7 @@
 struct bc_proc_info {
 	uint32_t pid;  /* the process (thread group) id */
 	uint32_t tid;  /* the id asked about: pid, or one of its threads */
+	uint32_t ppid; /* its parent process */
 	char comm[16]; /* the kernel's name of the thread asked about */
 	bool kthread;  /* a kernel thread: no user space to trace */
 };

@@ -35,6 +35,7 @@ enum bc_rec_kind {
 	BC_REC_MUNMAP = 0x10c,       /* a range was unmapped */
 	BC_REC_PROFILE = 0x10d,      /* a clock-profile sample of a traced thread (-p) */
 	BC_REC_OFFCPU = 0x10e,       /* an interval a traced thread spent off CPU */
+	BC_REC_PROC_NAME = 0x10f,    /* written by the agent: a process seen first mid-life */
 };
 
 /* Loss counters are kept per CPU and per class (index into the array). */
@@ -193,8 +194,9 @@ struct bc_rec_profile {
  * yielded; else it blocked); made runnable again at wake_ktime by waker
  * (0 when no wakeup was seen: a preemption, or a wakeup before tracing).
  * syscall is the system call it was in at switch-out (-1: in user code).
+ * sum_exec is the thread's CPU time so far (ns, exact) at switch-out.
  * ips: its user stack at switch-out, leaf first, the return address
- * chain through frame pointers; size = 72 + 8 * n_user.
+ * chain through frame pointers; size = 80 + 8 * n_user.
  */
 #define BC_OFFCPU_MAX_FRAMES 32
 
@@ -202,6 +204,7 @@ struct bc_rec_offcpu {
 	struct bc_rec_head h;
 	__u64 off_ktime;
 	__u64 wake_ktime;
+	__u64 sum_exec;
 	__u32 waker_pid;
 	__u32 waker_tid;
 	__u32 state;   /* TASK_INTERRUPTIBLE 1, TASK_UNINTERRUPTIBLE 2, ...; 0 runnable */
@@ -211,6 +214,20 @@ struct bc_rec_offcpu {
 	__u8 preempt; /* 1: the scheduler preempted it */
 	__u8 pad;
 	__u64 ips[];
+};
+
+/*
+ * BC_REC_PROC_NAME, written by the agent (never by BPF) into a kernel
+ * experiment before the first record of a process that began before
+ * recording did (no fork or exec record names it): its name then, from /proc.
+ */
+#define BC_PROC_KTHREAD 1 /* flags: a kernel thread */
+
+struct bc_rec_proc_name {
+	struct bc_rec_head h;
+	__u32 ppid;
+	__u32 flags;
+	char comm[BC_COMM_LEN];
 };
 
 /* Written by the agent (never by BPF) when reserve failures were counted. */

@@ -519,9 +519,12 @@ test_bad_input() {
 . "$HERE/attach.sh"
 # Clock profiling.
 . "$HERE/profile.sh"
+# Kernel experiments, system-wide tracing, off-CPU intervals.
+. "$HERE/kernel.sh"
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
-	demo naming lost args descendants experiment_files prf attach profile unprobeable bad_input; do
+	demo naming lost args descendants experiment_files prf attach profile kernel system_wide \
+	unprobeable bad_input; do
 	want "$t" && "test_$t"
 done
 

@@ -1,0 +1,149 @@
+# Kernel experiments (-k), system-wide tracing (-a), off-CPU intervals, for
+# tests/integration/run.sh: sourced there. Uses run.sh's helpers: check,
+# check_eq, gprofng_ok, expect_error, calls_of, $BC, $TGT.
+#
+# tests/targets/offcpu MS sleeps 3 x MS in nanosleep, blocks in read() on a
+# pipe until a thread writes to it 2 x MS later, then spins MS of CPU, and
+# prints what each phase took, measured around the calls, and its CPU time.
+#
+# Tolerances. nanosleep never returns early and a blocked read cannot end
+# before the write, so the time off CPU in each is at least what the target
+# asked for; it is at most what the target measured around the call (the
+# interval lies inside it), plus 2 ms for the clock reads on either side.
+# The CPU time of a process born and ended while recording is the kernel's
+# own count from its exit: at least the target's measurement just before it
+# printed, at most 30 ms more (printf, exit, a noisy VM's accounting).
+
+# The intervals `report events` shows of one thread: "SYSCALL KIND NS" lines.
+offcpu_lines() { # offcpu_lines EXP TID
+	"$BC" report "$1" events | awk -v tid="$2" '
+	$3 == tid && $6 == "offcpu" {
+		sys = "(user)"; off = 0
+		for (i = 8; i <= NF; i++) {
+			if ($i ~ /^off=/) off = substr($i, 5)
+			if ($i ~ /^syscall=/) sys = substr($i, 9)
+		}
+		print sys, $7, off
+	}'
+}
+
+# Milliseconds a thread spent blocked in a syscall.
+blocked_ms() { # blocked_ms LINES SYSCALL
+	awk -v s="$2" '$1 == s && $2 == "blocked" { t += $3 } END { printf "%.1f", t / 1e6 }' <<<"$1"
+}
+
+# between X LO HI: LO <= X <= HI (numbers)
+between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
+
+test_kernel() {
+	echo "# -k: a kernel experiment of a target that sleeps, blocks on a pipe and spins"
+	local d
+	d=$(mktemp -d)
+	(cd "$d" && "$BC" record -q -k --syscalls -u 'tgt_*' -- "$TGT/offcpu" 100 >k.out 2>k.err)
+	check_eq "record -k exits 0" 0 $?
+	local k="$d/ktest.1.er" pid wtid
+	check "named ktest.1.er" test -d "$k"
+	pid=$(awk '$1 == "pid" { print $2 }' "$d/k.out")
+	wtid=$(awk '$1 == "writer_tid" { print $2 }' "$d/k.out")
+	check "the process has its subexperiment _offcpu_PID_$pid.1.er" test -d "$k/_offcpu_PID_$pid.1.er"
+	check "the kernel experiment opens in gprofng" gprofng_ok "$k"
+	check_eq "gprofng lists the kernel (pid 0) and the process" "0 $pid" \
+		"$(gprofng display text -exp_list "$k" 2>/dev/null | awk '$2 == "yes" { printf "%s%s", (n++ ? " " : ""), $3 }')"
+	check_eq "the process's calls: 3 tgt_sleep" 3 "$(calls_of "$k" tgt_sleep)"
+	check_eq "1 tgt_pipe_wait" 1 "$(calls_of "$k" tgt_pipe_wait)"
+	check_eq "1 tgt_spin" 1 "$(calls_of "$k" tgt_spin)"
+
+	local main writer sleep_ms pipe_ms got
+	main=$(offcpu_lines "$k" "$pid")
+	writer=$(offcpu_lines "$k" "$wtid")
+	sleep_ms=$(awk '$1 == "sleep_ms" { print $2 }' "$d/k.out")
+	pipe_ms=$(awk '$1 == "pipe_ms" { print $2 }' "$d/k.out")
+	got=$(blocked_ms "$main" clock_nanosleep)
+	check "main thread blocked in clock_nanosleep $got ms: >= 300, <= the $sleep_ms ms measured" \
+		between "$got" 300 "$((sleep_ms + 2))"
+	got=$(blocked_ms "$main" read)
+	check "main thread blocked in read $got ms: >= 190, <= the $pipe_ms ms measured" \
+		between "$got" 190 "$((pipe_ms + 2))"
+	got=$(blocked_ms "$writer" clock_nanosleep)
+	check "the writer thread blocked in clock_nanosleep $got ms: >= 200" between "$got" 200 400
+	check "the sleeps are voluntary switches, with a user stack" \
+		grep -qE "^[0-9.]+ $pid $pid .* offcpu blocked .*state=S .*frames=[1-9].*syscall=clock_nanosleep" \
+		<("$BC" report "$k" events)
+
+	local row cpu_ms cpu
+	"$BC" report "$k" >"$d/k.txt"
+	row=$(awk -v p="$pid" '$1 == p' "$d/k.txt")
+	check "report opens a kernel experiment with its processes" grep -q "^Processes (" "$d/k.txt"
+	check_eq "the process row: 2 threads, exit 0" "offcpu 2 exit 0" \
+		"$(awk '{ print $2, $3, $(NF-1), $NF }' <<<"$row")"
+	cpu_ms=$(awk '$1 == "cpu_ms" { print $2 }' "$d/k.out")
+	cpu=$(awk '{ print $4 * 1000 }' <<<"$row")
+	check "its CPU $cpu ms: the $cpu_ms ms it measured, to 30 ms" between "$cpu" "$cpu_ms" "$((cpu_ms + 30))"
+	check "off CPU at least the 3 sleeps, the read and the writer's sleep (0.7 s)" \
+		between "$(awk '{ print $5 }' <<<"$row")" 0.69 5
+	check "at least 5 voluntary switches" between "$(awk '{ print $8 }' <<<"$row")" 5 100000
+	check "the syscalls are in the kernel experiment" grep -qE "clock_nanosleep" "$d/k.txt"
+	"$BC" report "$k" --pid "$pid" procs functions >"$d/kp.txt"
+	check_eq "--pid descends into the process: one row" 1 "$(grep -c '^ *[0-9]\+  offcpu ' "$d/kp.txt")"
+	check "and its functions" grep -q "tgt_pipe_wait" "$d/kp.txt"
+	expect_error "--pid of a process not in the experiment" "no record of process 999999" \
+		"$BC" report "$k" --pid 999999 procs
+	expect_error "procs of an experiment without kernel-side records" "no process records" \
+		"$BC" report "$k/_offcpu_PID_$pid.1.er" procs
+
+	echo "# -k -P: a running process, named from /proc"
+	"$TGT/offcpu" 300 >"$d/kp.out" &
+	local tp=$!
+	sleep 0.2
+	"$BC" record -q -k -t 0.5 -P "$tp" -o "$d/kp.er" >/dev/null 2>"$d/kp.err"
+	check_eq "record -k -P -t exits 0" 0 $?
+	wait "$tp"
+	check "the attached process has its row, named from /proc" \
+		grep -qE "^ *$tp +offcpu " <("$BC" report "$d/kp.er" procs)
+	check "and its off-CPU intervals" grep -q " $tp $tp .* offcpu blocked" <("$BC" report "$d/kp.er" events)
+	rm -rf "$d"
+}
+
+test_system_wide() {
+	echo "# -a: every process, uprobes in every process mapping the object"
+	local d
+	d=$(mktemp -d)
+	"$BC" record -a -t 3 -u "$TGT/offcpu:tgt_*" -o "$d/sys.er" >/dev/null 2>"$d/sys.err" &
+	local agent=$!
+	# Start the target once every probe is in place.
+	for _ in $(seq 100); do grep -q "tracing every process" "$d/sys.err" && break; sleep 0.1; done
+	"$TGT/offcpu" 50 >"$d/t.out"
+	wait "$agent"
+	check_eq "record -a -t 3 exits 0" 0 $?
+	local pid s
+	pid=$(awk '$1 == "pid" { print $2 }' "$d/t.out")
+	s=$(ls -d "$d/sys.er/_offcpu_PID_$pid".*.er 2>/dev/null | head -1)
+	check "the target has its subexperiment _offcpu_PID_$pid.1.er" test -n "$s"
+	check_eq "exact counts in it: 3 tgt_sleep" 3 "$(calls_of "$s" tgt_sleep)"
+	check_eq "1 tgt_pipe_wait" 1 "$(calls_of "$s" tgt_pipe_wait)"
+	check_eq "1 tgt_spin" 1 "$(calls_of "$s" tgt_spin)"
+	check "the kernel experiment opens in gprofng" gprofng_ok "$d/sys.er"
+	"$BC" report "$d/sys.er" events >"$d/ev.txt"
+	check_eq "the agent ($agent) is absent from the records" 0 \
+		"$(awk -v a="$agent" '$2 == a' "$d/ev.txt" | wc -l)"
+	check "other processes are there too (kernel threads, shells)" \
+		test "$(awk '{ print $2 }' "$d/ev.txt" | sort -u | wc -l)" -gt 2
+	check "processes that ran before are named from /proc" grep -q " process " "$d/ev.txt"
+	check "the target's exit is recorded" grep -qE "^[0-9.]+ $pid [0-9]+ .* exit offcpu" "$d/ev.txt"
+	check "one subexperiment per process with user-level records: the target's alone" \
+		test "$(ls -d "$d/sys.er"/_*.er | wc -l)" -eq 1
+
+	echo "# -a: bad input"
+	expect_error "-a with a GLOB matching nothing" "no function matches 'no_such_fn\*'" \
+		"$BC" record -a -t 1 -u "$TGT/offcpu:no_such_fn*" -o "$d/bad.er"
+	expect_error "-a with a library that does not exist" "no library named 'libnosuch'" \
+		"$BC" record -a -t 1 -u "libnosuch:f" -o "$d/bad.er"
+	expect_error "-a needs OBJ:GLOB" "with -a, name the object too" \
+		"$BC" record -a -t 1 -u "tgt_sleep" -o "$d/bad.er"
+	expect_error "-a and a command" "give -a, -P PID or a command" \
+		"$BC" record -a -- true
+	expect_error "more functions than --max-probes" "more than the limit of 2 probes" \
+		"$BC" record --max-probes=2 -u 'tgt_*' -o "$d/bad.er" -- "$TGT/offcpu" 1
+	check "no experiment left behind by refused recordings" test ! -e "$d/bad.er"
+	rm -rf "$d"
+}

@@ -18,9 +18,9 @@
 
 /* Per-thread state; lives in task storage, so it dies with the thread. */
 struct task_state {
-	__u64 seq;    /* last sequence number handed out */
-	__u32 traced; /* 1: this thread's process is in traced_pids */
-	__u32 pad;
+	__u64 seq;	       /* last sequence number handed out */
+	__u32 traced;	       /* 1: this thread's process is in traced_pids */
+	__u32 untraced_gen;    /* traced_generation + 1 when it was found untraced */
 	__u32 depth;	       /* traced-function frames currently open */
 	__u32 sys_nr;	       /* syscall in progress */
 	__u64 sys_enter_ktime; /* 0 when no syscall entry is pending */
@@ -95,25 +95,54 @@ static __always_inline struct task_state *current_task_state(void)
 }
 
 /*
+ * Bumped by the agent each time it puts processes into traced_pids: "not
+ * traced" answers cached in task storage before then are stale.
+ */
+volatile __u32 traced_generation __weak = 0;
+
+/*
  * The state of the current thread if its process is traced, else NULL.
  * Hot path: a traced thread finds its flag in its task storage, one pointer
- * chase. Only a thread without storage pays the hash lookup, once if it is
- * traced (its storage is created then), on every hit if it is not (which
- * keeps untraced processes from growing storage at all).
+ * chase. A thread without storage pays the hash lookup: once if it is
+ * traced (its storage is created then). An untraced thread pays it on every
+ * hit, unless remember_untraced: then the answer is kept in its storage
+ * (valid for this traced_generation), so an unrelated process running a
+ * probed function pays one pointer chase per hit too. Only the uprobes ask
+ * for that: they fire in the processes running probed code, while syscall
+ * and scheduler hooks fire in every thread of the system, which would all
+ * grow storage.
  */
-static __always_inline struct task_state *traced_task_state(void)
+static __always_inline struct task_state *traced_task_state_ex(bool remember_untraced)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct task_state *ts = bpf_task_storage_get(&task_states, task, 0, 0);
+	__u32 gen = traced_generation;
 
-	if (ts)
-		return ts->traced ? ts : NULL;
-	if (!pid_is_traced(bpf_get_current_pid_tgid() >> 32))
+	if (ts && ts->traced)
+		return ts;
+	if (ts && ts->untraced_gen == gen + 1)
 		return NULL;
-	ts = bpf_task_storage_get(&task_states, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!pid_is_traced(bpf_get_current_pid_tgid() >> 32)) {
+		if (!remember_untraced || trace_all)
+			return NULL;
+		if (!ts)
+			ts = bpf_task_storage_get(&task_states, task, 0,
+						  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		/* gen + 1: a fresh storage (all zero) never reads as a cached answer */
+		if (ts)
+			ts->untraced_gen = gen + 1;
+		return NULL;
+	}
+	if (!ts)
+		ts = bpf_task_storage_get(&task_states, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (ts)
 		ts->traced = 1;
 	return ts;
+}
+
+static __always_inline struct task_state *traced_task_state(void)
+{
+	return traced_task_state_ex(false);
 }
 
 static __always_inline void count_lost(__u32 loss_class)

@@ -32,16 +32,18 @@ static __always_inline void read_args(struct pt_regs *ctx, __u64 *args)
 
 static __always_inline int do_entry(struct pt_regs *ctx, const bool captures)
 {
-	__u64 now = bpf_ktime_get_ns();
 	const struct bc_capture_spec *spec = NULL;
 	struct bc_rec_func_entry *rec;
 	struct task_state *ts;
 	__u32 depth, func_id;
 	struct scratch *s;
+	__u64 now;
 
-	ts = traced_task_state();
+	/* The filter first: unrelated processes running this code pay the least. */
+	ts = traced_task_state_ex(true);
 	if (!ts)
 		return 0;
+	now = bpf_ktime_get_ns();
 	depth = ts->depth;
 	ts->entry_ktime[depth & BC_DEPTH_MASK] = now;
 	ts->entry_sp[depth & BC_DEPTH_MASK] = PT_REGS_SP(ctx);
@@ -76,7 +78,6 @@ static __always_inline int do_entry(struct pt_regs *ctx, const bool captures)
 
 static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
 {
-	__u64 now = bpf_ktime_get_ns();
 	const struct bc_capture_spec *spec = NULL;
 	struct bc_rec_func_return *rec;
 	__u64 sp = PT_REGS_SP(ctx);
@@ -84,10 +85,12 @@ static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
 	struct task_state *ts;
 	__u32 depth, func_id;
 	struct scratch *s;
+	__u64 now;
 
-	ts = traced_task_state();
+	ts = traced_task_state_ex(true);
 	if (!ts)
 		return 0;
+	now = bpf_ktime_get_ns();
 	/*
 	 * At return the stack pointer is the entry one plus the popped return
 	 * address. Frames whose entry sp lies below ours were abandoned by

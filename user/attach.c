@@ -55,7 +55,7 @@ static int cmp_probe(const void *a, const void *b)
 	return (x->func->offset > y->func->offset) - (x->func->offset < y->func->offset);
 }
 
-static int attach_group_multi(const struct probe *ps, size_t n, struct bc_attachment *att,
+static int attach_group_multi(const struct probe *ps, size_t n, int pid, struct bc_attachment *att,
 			      char *err, size_t errlen)
 {
 	uint64_t *offsets = calloc(n, sizeof(*offsets));
@@ -69,7 +69,7 @@ static int attach_group_multi(const struct probe *ps, size_t n, struct bc_attach
 		cookies[i] = ps[i].func->id;
 	}
 	fd = bc_uprobe_multi_attach(bpf_program__fd(ps[0].prog), ps[0].func->object, offsets,
-				    cookies, n, ps[0].kind == 1, 0);
+				    cookies, n, ps[0].kind == 1, pid);
 	if (fd < 0) {
 		rc = fd;
 		snprintf(err, errlen, "cannot attach %zu %s probes to %s: %s", n,
@@ -85,15 +85,15 @@ out:
 	return rc;
 }
 
-static int attach_one_perf(const struct probe *p, struct bc_attachment *att, char *err,
+static int attach_one_perf(const struct probe *p, int pid, struct bc_attachment *att, char *err,
 			   size_t errlen)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = p->func->id, .retprobe = p->kind == 1);
 	struct bpf_link *l;
 	int rc;
 
-	l = bpf_program__attach_uprobe_opts(p->prog, -1, p->func->object, (size_t)p->func->offset,
-					    &opts);
+	l = bpf_program__attach_uprobe_opts(p->prog, pid > 0 ? pid : -1, p->func->object,
+					    (size_t)p->func->offset, &opts);
 	if (!l) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot attach %s probe to %s in %s: %s",
@@ -138,10 +138,11 @@ int bc_attach_functions(const struct bc_attach_progs *progs, const struct bc_fun
 		     end++)
 			;
 		if (use_multi) {
-			rc = attach_group_multi(ps + start, end - start, att, err, errlen);
+			rc = attach_group_multi(ps + start, end - start, progs->pid, att, err,
+						errlen);
 		} else {
 			for (size_t i = start; i < end && rc == 0; i++)
-				rc = attach_one_perf(&ps[i], att, err, errlen);
+				rc = attach_one_perf(&ps[i], progs->pid, att, err, errlen);
 		}
 	}
 	free(ps);

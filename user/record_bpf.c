@@ -108,10 +108,18 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 			return rc;
 		}
 	}
-	struct bc_attach_progs progs = {r->skel->progs.func_entry, r->skel->progs.func_return,
-					r->skel->progs.func_entry_cap,
-					r->skel->progs.func_return_cap};
+	struct bc_attach_progs progs = {.entry = r->skel->progs.func_entry,
+					.ret = r->skel->progs.func_return,
+					.entry_cap = r->skel->progs.func_entry_cap,
+					.ret_cap = r->skel->progs.func_return_cap};
 
+	/*
+	 * One process and no children to follow: the kernel can keep the
+	 * probes to it, and other processes running the same code pay nothing.
+	 * Followed children have their own mm, which that filter would miss.
+	 */
+	if (!r->opts->system_wide && !r->opts->follow && r->n_roots == 1)
+		progs.pid = (int)r->roots[0];
 	rc = bc_attach_functions(&progs, &r->funcs, multi, &r->att, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -139,6 +147,8 @@ int bc_recorder_trace_pids(struct recorder *r, char *err, size_t errlen)
 			return rc;
 		}
 	}
+	/* Threads that found themselves untraced before now must look again. */
+	__atomic_add_fetch(&r->skel->bss->traced_generation, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 

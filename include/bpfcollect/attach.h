@@ -27,6 +27,12 @@ struct bc_attach_progs {
 	struct bpf_program *ret;
 	struct bpf_program *entry_cap; /* sleepable: captured strings are faulted in */
 	struct bpf_program *ret_cap;
+	/*
+	 * > 0: the probes exist for this process alone (its threads, not its
+	 * children): the kernel installs no breakpoint anywhere else, so other
+	 * processes running the probed code pay nothing. 0: every process.
+	 */
+	int pid;
 };
 
 /*

@@ -14,6 +14,7 @@
 #include "bpfcollect/archive.h"
 #include "bpfcollect/report.h"
 #include "bpfcollect/report_exp.h"
+#include "bpfcollect/report_offcpu.h"
 #include "bpfcollect/report_procs.h"
 #include "bpfcollect/report_profile.h"
 #include "bpfcollect/report_tree.h"
@@ -49,6 +50,11 @@ static const char report_usage[] =
 	"              waiting for a CPU), voluntary and preempted switches,\n"
 	"              syscalls, end (record -k, -a or --offcpu); the default\n"
 	"              first view of a kernel experiment\n"
+	"  offcpu      time off CPU (record -k, -a or --offcpu), split into\n"
+	"              blocked (Sleep) and waiting for a CPU (Wait CPU): by\n"
+	"              thread, by the syscall it was in, and by function from\n"
+	"              the user stack at switch-out (exclusive: the innermost\n"
+	"              frame; inclusive: every function on the stack)\n"
 	"\n"
 	"  -s, --sort KEY   functions order: excl (default), incl, calls, avg, name\n"
 	"  -n, --top N      at most N functions, or N calls (default 50), or N children\n"
@@ -74,6 +80,7 @@ enum view {
 	VIEW_OBJECTS = 512,
 	VIEW_PROFILE = 1024,
 	VIEW_PROCS = 2048,
+	VIEW_OFFCPU = 4096,
 	VIEW_TREE_VIEWS = VIEW_CALLTREE | VIEW_CALLERS_CALLEES | VIEW_THREADS,
 };
 
@@ -103,6 +110,8 @@ static int parse_view(const char *s)
 		return VIEW_PROFILE;
 	if (!strcmp(s, "procs"))
 		return VIEW_PROCS;
+	if (!strcmp(s, "offcpu"))
+		return VIEW_OFFCPU;
 	return -EINVAL;
 }
 
@@ -320,7 +329,7 @@ int bc_cmd_report(int argc, char **argv)
 		if (v < 0) {
 			bc_error("report: unknown view '%s'; views: header functions syscalls "
 				 "events calls FUNC calltree callers-callees FUNC threads overview "
-				 "objects profile procs",
+				 "objects profile procs offcpu",
 				 argv[optind]);
 			return 2;
 		}
@@ -443,6 +452,11 @@ int bc_cmd_report(int argc, char **argv)
 	}
 	if ((views & VIEW_PROFILE) &&
 	    bc_report_profile(exp, descendants, top, stdout, err, sizeof(err)) < 0) {
+		bc_error("%s", err);
+		goto out;
+	}
+	if ((views & VIEW_OFFCPU) &&
+	    bc_report_offcpu(exp, descendants, pid, top, stdout, err, sizeof(err)) < 0) {
 		bc_error("%s", err);
 		goto out;
 	}

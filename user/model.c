@@ -225,3 +225,41 @@ int bc_func_label_dup(const struct bc_func *func, uint32_t func_id, char **name,
 	}
 	return 0;
 }
+
+char bc_task_state_char(uint32_t state)
+{
+	/* ps(1)'s letters; TASK_FREEZABLE and other modifier bits above 0xff do not count */
+	if (state & 0x0400 && state & 0x0002)
+		return 'I'; /* TASK_IDLE: uninterruptible, not counted as load */
+	switch (state & 0xff) {
+	case 0x00:
+		return 'R';
+	case 0x01:
+		return 'S';
+	case 0x02:
+		return 'D';
+	case 0x04:
+		return 'T';
+	case 0x08:
+		return 't';
+	default:
+		return state & 0x10 ? 'X' : state & 0x20 ? 'Z' : '?';
+	}
+}
+
+void bc_offcpu_split(const struct bc_rec_offcpu *o, uint64_t *sleep_ns, uint64_t *wait_ns)
+{
+	uint64_t off = o->off_ktime, on = o->h.ktime;
+
+	*sleep_ns = *wait_ns = 0;
+	if (on < off)
+		return;
+	if (o->state == 0 || o->preempt) {
+		*wait_ns = on - off;
+	} else if (o->wake_ktime > off && o->wake_ktime <= on) {
+		*sleep_ns = o->wake_ktime - off;
+		*wait_ns = on - o->wake_ktime;
+	} else {
+		*sleep_ns = on - off;
+	}
+}

@@ -16,7 +16,6 @@
 
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/prf.h"
-#include "bpfcollect/report_procs.h"
 #include "bpfcollect/sysdecode.h"
 
 /* A function entry whose return has not been seen yet. */

@@ -8,7 +8,6 @@
 
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/sink_text.h"
-#include "bpfcollect/report_procs.h"
 #include "bpfcollect/syscalls.h"
 #include "bpfcollect/sysdecode.h"
 

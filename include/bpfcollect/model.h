@@ -54,6 +54,11 @@ int bc_func_label_dup(const struct bc_func *func, uint32_t func_id, char **name,
 /* Minimum size of a record kind (its fixed struct), 0 for an unknown kind. */
 size_t bc_rec_min_size(unsigned int kind);
 
+/* ps(1)'s letter for a switch-out state: R (preempted), S, D, T, t, I, X, Z, ? */
+char bc_task_state_char(uint32_t state);
+
+void bc_offcpu_split(const struct bc_rec_offcpu *o, uint64_t *sleep_ns, uint64_t *wait_ns);
+
 /* A decoded, validated record plus what the decoder resolved for it. */
 struct bc_event {
 	const struct bc_rec_head *rec; /* points into the producer's buffer */

@@ -6,18 +6,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bpfcollect/record.h"
-
 /*
  * Splits an off-CPU interval into time blocked (sleep: until the wakeup,
  * or all of it when none was seen) and time runnable waiting for a CPU
  * (after the wakeup; all of it for a preemption).
  */
-/* ps(1)'s letter for a switch-out state: R (preempted), S, D, T, t, I, X, Z, ? */
-char bc_task_state_char(uint32_t state);
-
-void bc_offcpu_split(const struct bc_rec_offcpu *o, uint64_t *sleep_ns, uint64_t *wait_ns);
-
 /*
  * Prints one row per process (pid 0: all, else that one) of the founder at
  * exp_path and, with descendants, its subexperiments. 0, or -errno with one

@@ -83,6 +83,16 @@ test_kernel() {
 		between "$(awk '{ print $5 }' <<<"$row")" 0.69 5
 	check "at least 5 voluntary switches" between "$(awk '{ print $8 }' <<<"$row")" 5 100000
 	check "the syscalls are in the kernel experiment" grep -qE "clock_nanosleep" "$d/k.txt"
+	"$BC" report "$k" offcpu >"$d/off.txt"
+	check_eq "report offcpu: the same total off CPU as procs" "$(awk '{ print $5 }' <<<"$row")" \
+		"$(awk '$NF == "<Total>" { print $1 }' "$d/off.txt")"
+	check "blocked in read: the main thread's $pipe_ms ms, to the same bounds" between \
+		"$(awk '$1 == "read" { print $3 * 1000 }' "$d/off.txt")" 190 "$((pipe_ms + 2))"
+	check "by function: the writer thread's 200 ms sleep inside writer()" between \
+		"$(awk '$NF == "writer" { print $4 * 1000 }' "$d/off.txt")" 200 400
+	check "by function: read in libc holds the pipe wait, exclusively" between \
+		"$(awk '$NF == "read" && $(NF-1) == "libc.so.6" { print $1 * 1000 }' "$d/off.txt")" 190 \
+		"$((pipe_ms + 2))"
 	"$BC" report "$k" --pid "$pid" procs functions >"$d/kp.txt"
 	check_eq "--pid descends into the process: one row" 1 "$(grep -c '^ *[0-9]\+  offcpu ' "$d/kp.txt")"
 	check "and its functions" grep -q "tgt_pipe_wait" "$d/kp.txt"

@@ -137,33 +137,17 @@ static int seed_mappings(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 /* Opens _COMM_PID_PID.N.er for p at its first user-level record. */
 static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 {
-	char comm[64], safe[64], name[NAME_MAX_LEN], path[4096], **argv = NULL, *argbuf = NULL;
+	char comm[64], name[NAME_MAX_LEN], path[4096], **argv = NULL, *argbuf = NULL;
 	char attrs[512];
 	struct bc_session s = t->sess;
-	struct stat st;
 	int rc;
 
 	snprintf(comm, sizeof(comm), "%s", p->comm);
-	if (!comm[0]) {
-		char comm_path[64];
-		FILE *f;
-
-		snprintf(comm_path, sizeof(comm_path), "/proc/%" PRIu32 "/comm", p->pid);
-		f = fopen(comm_path, "re");
-		if (f) {
-			if (fgets(comm, sizeof(comm), f))
-				comm[strcspn(comm, "\n")] = 0;
-			fclose(f);
-		}
-	}
-	bc_comm_for_filename(comm, safe, sizeof(safe));
-	for (unsigned int n = 1;; n++) {
-		snprintf(name, sizeof(name), "_%s_PID_%" PRIu32 ".%u", safe, p->pid, n);
-		if (snprintf(path, sizeof(path), "%s/%s.er", t->path, name) >= (int)sizeof(path))
-			return -ENAMETOOLONG;
-		if (stat(path, &st) < 0)
-			break;
-	}
+	rc = bc_er_process_name(t->path, p->pid, comm, sizeof(comm), name, sizeof(name));
+	if (rc)
+		return rc;
+	if (snprintf(path, sizeof(path), "%s/%s.er", t->path, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
 	if (mkdir(path, 0755) < 0)
 		return -errno;
 	p->writer = bc_er_sink_new(path, t->err, sizeof(t->err));

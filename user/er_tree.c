@@ -202,6 +202,35 @@ static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_ex
 				    founder_proc == p ? "variant=\"execve\" follow=\"1\"" : attrs);
 }
 
+int bc_er_process_name(const char *founder, uint32_t pid, char *comm, size_t commlen, char *name,
+		       size_t namelen)
+{
+	char safe[64], path[4096];
+	struct stat st;
+
+	if (!comm[0]) {
+		char comm_path[64];
+		FILE *f;
+
+		snprintf(comm_path, sizeof(comm_path), "/proc/%" PRIu32 "/comm", pid);
+		f = fopen(comm_path, "re");
+		if (f) {
+			if (fgets(comm, (int)commlen, f))
+				comm[strcspn(comm, "\n")] = 0;
+			fclose(f);
+		}
+	}
+	bc_comm_for_filename(comm, safe, sizeof(safe));
+	for (unsigned int n = 1;; n++) {
+		if (snprintf(name, namelen, "_%s_PID_%" PRIu32 ".%u", safe, pid, n) >=
+			    (int)namelen ||
+		    snprintf(path, sizeof(path), "%s/%s.er", founder, name) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		if (stat(path, &st) < 0)
+			return 0;
+	}
+}
+
 /*
  * A process attached to beside the founder (-P A,B): the subexperiment
  * _COMM_PID_PID.1.er, named as collect names the processes of a kernel
@@ -209,29 +238,15 @@ static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_ex
  */
 static int adopt(struct er_tree *t, struct proc_exp *founder, uint32_t pid, uint64_t ktime)
 {
-	char comm_path[64], comm[64] = "", safe[64], lineage[LINEAGE_MAX], path[4096];
+	char comm[64] = "", lineage[LINEAGE_MAX];
 	struct proc_exp *p;
-	struct stat st;
-	FILE *f;
 	int rc;
 
 	if (find(t, pid))
 		return 0;
-	snprintf(comm_path, sizeof(comm_path), "/proc/%" PRIu32 "/comm", pid);
-	f = fopen(comm_path, "re");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = 0;
-		fclose(f);
-	}
-	bc_comm_for_filename(comm, safe, sizeof(safe));
-	for (unsigned int n = 1;; n++) {
-		snprintf(lineage, sizeof(lineage), "_%s_PID_%" PRIu32 ".%u", safe, pid, n);
-		if (snprintf(path, sizeof(path), "%s/%s.er", t->path, lineage) >= (int)sizeof(path))
-			return -ENAMETOOLONG;
-		if (stat(path, &st) < 0)
-			break;
-	}
+	rc = bc_er_process_name(t->path, pid, comm, sizeof(comm), lineage, sizeof(lineage));
+	if (rc)
+		return rc;
 	p = add(t, pid);
 	if (!p)
 		return -ENOMEM;

@@ -100,8 +100,8 @@ static int search_exec_path(const char *name, char *out, size_t outlen)
 	return -ENOENT;
 }
 
-/* The canonical path of the target executable. */
-int bc_resolve_exe(const char *exe, int pid, char *out, size_t outlen, char *err, size_t errlen)
+/* The canonical path of the target executable, not yet checked. */
+static int find_exe(const char *exe, int pid, char *out, size_t outlen, char *err, size_t errlen)
 {
 	char buf[PATH_MAX];
 	int ret;
@@ -142,6 +142,13 @@ int bc_resolve_exe(const char *exe, int pid, char *out, size_t outlen, char *err
 	if (ret)
 		bc_set_err(err, errlen, "%s: %s", exe, strerror(-ret));
 	return ret;
+}
+
+int bc_resolve_exe(const char *exe, int pid, char *out, size_t outlen, char *err, size_t errlen)
+{
+	int ret = find_exe(exe, pid, out, outlen, err, errlen);
+
+	return ret ? ret : bc_elf_check(out, err, errlen);
 }
 
 /* --------------------------------------------------------- object lookup */
@@ -474,9 +481,6 @@ int bc_symbols_find_object(const char *exe, int pid, const char *obj, char *path
 	/* Only a DT_NEEDED search starts from the executable. */
 	if (pid <= 0 && obj && !strchr(obj, '/')) {
 		ret = bc_resolve_exe(exe, pid, exe_canon, sizeof(exe_canon), err, errlen);
-		if (ret)
-			return ret;
-		ret = bc_elf_check(exe_canon, err, errlen);
 		if (ret)
 			return ret;
 		return bc_find_object(exe_canon, exe, pid, obj, path, pathlen, err, errlen);

@@ -511,9 +511,6 @@ int bc_symbols_resolve(const char *exe, int pid, const char *const *specs, size_
 		ret = bc_resolve_exe(exe, pid, exe_canon, sizeof(exe_canon), err, errlen);
 		if (ret)
 			return ret;
-		ret = bc_elf_check(exe_canon, err, errlen);
-		if (ret)
-			return ret;
 	}
 
 	if (!nspecs) {

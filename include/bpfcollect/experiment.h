@@ -75,6 +75,15 @@ int bc_er_sink_log_event(struct bc_sink *sink, uint64_t ktime, const char *kind,
 struct bc_sink *bc_er_tree_sink_new(const char *exp_path, char *err, size_t errlen);
 
 /*
+ * The name of a process's subexperiment inside founder, as collect names the
+ * processes of a kernel experiment: _COMM_PID_PID.N (without .er), the first
+ * N from 1 that is free. comm[commlen] is read from /proc/PID/comm when it
+ * is empty. 0 or -ENAMETOOLONG.
+ */
+int bc_er_process_name(const char *founder, uint32_t pid, char *comm, size_t commlen, char *name,
+		       size_t namelen);
+
+/*
  * The kernel experiment tree (-k, -a): the founder at exp_path holds the
  * kernel-side records of every traced process (lifecycle, syscalls, off-CPU
  * intervals); each process with user-level records (calls, clock samples)

@@ -14,7 +14,7 @@
 /*
  * The canonical path of the target executable: exe, looked up in $PATH as
  * execvp(3) would when it has no '/'; when exe is NULL or empty and pid > 0,
- * /proc/PID/exe.
+ * /proc/PID/exe. Checked to be an ELF file uprobes can probe (bc_elf_check).
  */
 int bc_resolve_exe(const char *exe, int pid, char *out, size_t outlen, char *err, size_t errlen);
 

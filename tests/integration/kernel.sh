@@ -118,13 +118,13 @@ test_system_wide() {
 	echo "# -a: every process, uprobes in every process mapping the object"
 	local d
 	d=$(mktemp -d)
-	"$BC" record -a -t 3 -p on -u "$TGT/offcpu:tgt_*" -o "$d/sys.er" >/dev/null 2>"$d/sys.err" &
+	"$BC" record -a -t 2 -p on -u "$TGT/offcpu:tgt_*" -o "$d/sys.er" >/dev/null 2>"$d/sys.err" &
 	local agent=$!
 	# Start the target once every probe is in place.
 	for _ in $(seq 100); do grep -q "tracing every process" "$d/sys.err" && break; sleep 0.1; done
 	"$TGT/offcpu" 50 >"$d/t.out"
 	wait "$agent"
-	check_eq "record -a -t 3 exits 0" 0 $?
+	check_eq "record -a -t 2 exits 0" 0 $?
 	local pid s
 	pid=$(awk '$1 == "pid" { print $2 }' "$d/t.out")
 	s=$(ls -d "$d/sys.er/_offcpu_PID_$pid".*.er 2>/dev/null | head -1)

@@ -19,6 +19,9 @@ profile_gprofng() {
 		awk '/^ *[0-9.]+ / { v = $1; if (v == "0.") v = "0.000"; print v, $2 }' | sort
 }
 
+# utime + stime of a process, in clock ticks (/proc/PID/stat fields 14 and 15).
+cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+
 test_profile() {
 	echo "# -p on: a CPU-bound target with a known call tree"
 	"$BC" record -q -o prof.er -p on -u tgt_compute -- "$TGT/cpu" 1 >prof.out 2>prof.err
@@ -54,10 +57,17 @@ test_profile() {
 	"$TGT/cpu" 4 >pp.out 2>&1 &
 	local tp=$!
 	sleep 0.3
+	local cpu0 cpu1 sampled
+	cpu0=$(cpu_ticks $tp)
 	"$BC" record -q -o pp.er -p on -t 1 -P $tp >/dev/null 2>pp.err
 	check_eq "record -p -P -t 1 exits 0" 0 $?
-	check "about one second of samples (a CPU-bound target)" within \
-		"$("$BC" report pp.er profile | awk '$NF == "<Total>" { print $1 }')" 1.0
+	cpu1=$(cpu_ticks $tp)
+	# The samples cover the 1 s window, inside the whole command's run: no more
+	# CPU than the target used meanwhile (its /proc ticks, 10 ms each, + one),
+	# and, CPU-bound on 2 CPUs, at least half a second even on a busy machine.
+	sampled=$("$BC" report pp.er profile | awk '$NF == "<Total>" { print $1 }')
+	check "samples for the window: $sampled s, at most the $(((cpu1 - cpu0) * 10)) ms it used" \
+		awk -v s="$sampled" -v t="$((cpu1 - cpu0))" 'BEGIN { exit !(s >= 0.5 && s <= t / 100 + 0.02) }'
 	check "the running target's functions" grep -q tgt_spin_a <("$BC" report pp.er profile)
 	check "opens in gprofng" gprofng_ok pp.er
 	wait $tp

@@ -79,16 +79,7 @@ static struct kproc *get(struct er_ktree *t, uint32_t pid)
 
 static int end_child(struct kproc *p, uint64_t ktime)
 {
-	struct bc_session_end end = {.end_ktime = ktime,
-				     .exit_status = p->exited ? p->exit_code : -1};
-	int rc;
-
-	if (!p->writer)
-		return 0;
-	rc = bc_sink_end(p->writer, &end);
-	bc_sink_destroy(p->writer);
-	p->writer = NULL;
-	return rc;
+	return bc_er_sink_close(&p->writer, ktime, p->exited ? p->exit_code : -1);
 }
 
 struct replay_ctx {
@@ -111,27 +102,11 @@ static int seed_mappings(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 	struct replay_ctx ctx = {p->writer, ktime};
 	int rc;
 
-	if (!bc_live_has(&t->known, p->pid)) {
-		rc = bc_procmaps_read("/proc", p->pid, ktime, replay_mapping, &ctx);
-		return rc == -ESRCH || rc == -ENOENT || rc == -EACCES ? 0 : (rc < 0 ? rc : 0);
-	}
-	for (size_t i = 0; i < t->maps.n; i++) {
-		const struct bc_mapset_entry *e = &t->maps.v[i];
-		struct bc_mapping m = {.pid = e->pid,
-				       .ktime = ktime,
-				       .start = e->start,
-				       .end = e->end,
-				       .offset = e->offset,
-				       .prot = e->prot,
-				       .path = e->path};
-
-		if (e->pid != p->pid)
-			continue;
-		rc = bc_sink_mapping(p->writer, &m);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (bc_live_has(&t->known, p->pid))
+		return bc_mapset_report(&t->maps, p->pid, ktime, p->writer);
+	/* Gone, or not ours to read: the subexperiment goes on without maps. */
+	rc = bc_procmaps_read("/proc", p->pid, ktime, replay_mapping, &ctx);
+	return rc == -ESRCH || rc == -ENOENT || rc == -EACCES || rc >= 0 ? 0 : rc;
 }
 
 /* Opens _COMM_PID_PID.N.er for p at its first user-level record. */

@@ -118,16 +118,7 @@ static int log_descendant(struct er_tree *t, struct proc_exp *creator, uint64_t 
 
 static int end_writer(struct proc_exp *p, uint64_t ktime)
 {
-	struct bc_session_end end = {.end_ktime = ktime,
-				     .exit_status = p->exited ? p->exit_code : -1};
-	int rc;
-
-	if (!p->writer)
-		return 0;
-	rc = bc_sink_end(p->writer, &end);
-	bc_sink_destroy(p->writer);
-	p->writer = NULL;
-	return rc;
+	return bc_er_sink_close(&p->writer, ktime, p->exited ? p->exit_code : -1);
 }
 
 static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_rec_fork *f)

@@ -165,6 +165,19 @@ static int flush_all(struct er_writer *w)
 	return err;
 }
 
+int bc_er_sink_close(struct bc_sink **writer, uint64_t ktime, int exit_status)
+{
+	struct bc_session_end end = {.end_ktime = ktime, .exit_status = exit_status};
+	int rc;
+
+	if (!*writer)
+		return 0;
+	rc = bc_sink_end(*writer, &end);
+	bc_sink_destroy(*writer);
+	*writer = NULL;
+	return rc;
+}
+
 int bc_er_sink_flush(struct bc_sink *sink)
 {
 	if (!sink || sink->ops != &er_ops)

@@ -65,6 +65,34 @@ void bc_mapset_drop(struct bc_mapset *s, uint32_t pid)
 	}
 }
 
+/* Entry e as a mapping of pid, stamped ktime. */
+static struct bc_mapping entry_mapping(const struct bc_mapset_entry *e, uint32_t pid,
+				       uint64_t ktime)
+{
+	return (struct bc_mapping){.pid = pid,
+				   .ktime = ktime,
+				   .start = e->start,
+				   .end = e->end,
+				   .offset = e->offset,
+				   .prot = e->prot,
+				   .path = e->path};
+}
+
+int bc_mapset_report(const struct bc_mapset *s, uint32_t pid, uint64_t ktime, struct bc_sink *sink)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct bc_mapping m = entry_mapping(&s->v[i], pid, ktime);
+		int rc;
+
+		if (s->v[i].pid != pid)
+			continue;
+		rc = bc_sink_mapping(sink, &m);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 int bc_mapset_fork(struct bc_mapset *s, uint32_t parent, uint32_t child, uint64_t ktime,
 		   struct bc_sink *sink)
 {
@@ -76,13 +104,7 @@ int bc_mapset_fork(struct bc_mapset *s, uint32_t parent, uint32_t child, uint64_
 
 		if (s->v[i].pid != parent)
 			continue;
-		m = (struct bc_mapping){.pid = child,
-					.ktime = ktime,
-					.start = s->v[i].start,
-					.end = s->v[i].end,
-					.offset = s->v[i].offset,
-					.prot = s->v[i].prot,
-					.path = s->v[i].path};
+		m = entry_mapping(&s->v[i], child, ktime);
 		rc = bc_mapset_add(s, &m);
 		if (rc)
 			return rc;
@@ -101,13 +123,7 @@ int bc_mapset_move(struct bc_mapset *from, struct bc_mapset *to, uint32_t pid, u
 
 	for (size_t i = 0; i < from->n && !rc; i++) {
 		const struct bc_mapset_entry *e = &from->v[i];
-		struct bc_mapping m = {.pid = pid,
-				       .ktime = ktime,
-				       .start = e->start,
-				       .end = e->end,
-				       .offset = e->offset,
-				       .prot = e->prot,
-				       .path = e->path};
+		struct bc_mapping m = entry_mapping(e, pid, ktime);
 
 		if (e->pid != pid)
 			continue;

@@ -54,6 +54,12 @@ int bc_er_file_for_kind(unsigned int kind);
  */
 struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen);
 
+/*
+ * Ends and destroys *writer (a subexperiment's) at ktime with the process's
+ * wait(2) status (-1 unknown); *writer becomes NULL. 0 when there is none.
+ */
+int bc_er_sink_close(struct bc_sink **writer, uint64_t ktime, int exit_status);
+
 /* Writes buffered records now, so a live reader sees them (agent's drain timer). */
 int bc_er_sink_flush(struct bc_sink *sink);
 

@@ -31,6 +31,8 @@ int bc_mapset_add(struct bc_mapset *s, const struct bc_mapping *m);
 void bc_mapset_unmap(struct bc_mapset *s, uint32_t pid, uint64_t start, uint64_t end);
 /* Forgets every mapping of pid (exec, exit). */
 void bc_mapset_drop(struct bc_mapset *s, uint32_t pid);
+/* Reports pid's mappings to the sink, stamped ktime. 0 or the sink's error. */
+int bc_mapset_report(const struct bc_mapset *s, uint32_t pid, uint64_t ktime, struct bc_sink *sink);
 /* Gives child a copy of parent's mappings and reports each to the sink, stamped ktime. */
 int bc_mapset_fork(struct bc_mapset *s, uint32_t parent, uint32_t child, uint64_t ktime,
 		   struct bc_sink *sink);

@@ -137,6 +137,7 @@ static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 	s.attached = true;
 	s.extra_pids = NULL;
 	s.n_extra_pids = 0;
+	s.offcpu_in_founder = true;
 	rc = bc_sink_begin(p->writer, &s);
 	free(argv);
 	free(argbuf);
@@ -151,9 +152,35 @@ static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 	return bc_er_sink_log_event(t->founder, ktime, "desc_started", attrs);
 }
 
-static bool is_user_level(unsigned int kind)
+/* Data with user-level stacks: it belongs in the process's own experiment. */
+static bool is_user_level(const struct bc_rec_head *h)
 {
-	return kind == BC_REC_FUNC_ENTRY || kind == BC_REC_FUNC_RETURN || kind == BC_REC_PROFILE;
+	return h->kind == BC_REC_FUNC_ENTRY || h->kind == BC_REC_FUNC_RETURN ||
+	       h->kind == BC_REC_PROFILE;
+}
+
+/* Off-CPU time on a user stack: kept whole in the founder, as clock data in the process's. */
+static bool is_offcpu_on_user_stack(const struct bc_rec_head *h)
+{
+	return h->kind == BC_REC_OFFCPU && h->size >= sizeof(struct bc_rec_offcpu) &&
+	       ((const struct bc_rec_offcpu *)h)->n_user > 0;
+}
+
+/* The process's own experiment, opened at its first user-level record; NULL once it exited. */
+static int child_event(struct er_ktree *t, const struct bc_event *ev)
+{
+	const struct bc_rec_head *h = ev->rec;
+	struct kproc *p = get(t, h->pid);
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	if (!p->writer && !p->exited) {
+		rc = open_child(t, p, h->ktime);
+		if (rc)
+			return rc;
+	}
+	return p->writer ? bc_sink_event(p->writer, ev) : 0;
 }
 
 static void set_comm(struct kproc *p, const char comm[BC_COMM_LEN])
@@ -257,16 +284,12 @@ static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
 			return rc;
 	}
 
-	if (is_user_level(h->kind)) {
-		p = get(t, h->pid);
-		if (!p)
-			return -ENOMEM;
-		if (!p->writer && !p->exited) {
-			rc = open_child(t, p, h->ktime);
-			if (rc)
-				return rc;
-		}
-		return p->writer ? bc_sink_event(p->writer, ev) : 0;
+	if (is_user_level(h))
+		return child_event(t, ev);
+	if (is_offcpu_on_user_stack(h)) {
+		rc = child_event(t, ev);
+		if (rc)
+			return rc;
 	}
 	if (h->kind == BC_REC_PROC_EXEC) {
 		rc = on_exec(t, (const struct bc_rec_exec *)h);

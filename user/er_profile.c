@@ -8,17 +8,18 @@
 #include <unistd.h>
 
 #include "bpfcollect/er_profile.h"
+#include "bpfcollect/model.h"
 
 #define FRAME_HEAD 16 /* tsize, type, hsize, uid */
 #define INFO_HEAD  16 /* size, kind, stack uid */
 #define STACK_INFO 1  /* native stack */
 #define BUF_FLUSH  (256u << 10)
 
-int er_profile_decl(char *buf, size_t len, uint32_t ptimer_us)
+int er_profile_decl(char *buf, size_t len, uint32_t ptimer_us, bool offcpu)
 {
 	return snprintf(
 		buf, len,
-		"<profile name=\"profile\" ptimer=\"%u\" numstates=\"2\">\n"
+		"<profile name=\"profile\" ptimer=\"%u\" numstates=\"%d\">\n"
 		"<profdata fname=\"profile\"/>\n"
 		"<profpckt kind=\"%d\" uname=\"Clock profiling data\">\n"
 		"<field name=\"LWPID\" uname=\"Lightweight process id\" offset=\"8\" "
@@ -31,7 +32,7 @@ int er_profile_decl(char *buf, size_t len, uint32_t ptimer_us)
 		"<field name=\"MSTATE\" uname=\"Thread state\" offset=\"44\" type=\"INT32\"/>\n"
 		"<field name=\"NTICK\" uname=\"Duration\" offset=\"48\" type=\"INT32\"/>\n"
 		"</profpckt>\n</profile>\n",
-		ptimer_us, BC_ER_CLOCK_PACKET);
+		ptimer_us, offcpu ? 10 : 2, BC_ER_CLOCK_PACKET);
 }
 
 uint64_t er_stack_uid(const uint64_t *pcs, size_t n)
@@ -51,10 +52,11 @@ uint64_t er_stack_uid(const uint64_t *pcs, size_t n)
 	return h ? h : 1;
 }
 
-int er_profile_open(struct er_profile *p, int dirfd)
+int er_profile_open(struct er_profile *p, int dirfd, uint32_t ptimer_us)
 {
 	memset(p, 0, sizeof(*p));
 	p->dirfd = dirfd;
+	p->ptimer_ns = (uint64_t)ptimer_us * 1000;
 	p->frame_fd = -1;
 	p->prof_fd =
 		openat(dirfd, "profile", O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
@@ -191,51 +193,159 @@ static int add_frame(struct er_profile *p, uint64_t uid, const uint64_t *pcs, si
 	return 0;
 }
 
+int er_profile_stack(struct er_profile *p, const uint64_t *pcs, size_t n, uint64_t *uid)
+{
+	int rc;
+
+	*uid = 0;
+	if (p->err)
+		return p->err;
+	if (!n)
+		return 0; /* FRINFO 0: counted in <Total> only */
+	*uid = er_stack_uid(pcs, n);
+	rc = seen_uid(p, *uid);
+	if (rc > 0)
+		return 0;
+	if (!rc)
+		rc = add_frame(p, *uid, pcs, n);
+	return rc;
+}
+
+/*
+ * Callers' return addresses minus one put them inside the call, so
+ * functions and lines are the caller's (libcollector's adjust_ret_addr);
+ * frame 0 is where the thread was.
+ */
+static size_t call_sites(uint64_t *out, const __u64 *ips, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = ips[i] - (i ? 1 : 0);
+	return n;
+}
+
+static int add_clock(struct er_profile *p, uint32_t tid, uint32_t cpu, uint64_t ktime, uint64_t uid,
+		     int32_t mstate, int32_t nticks)
+{
+	char *b = p->prof_buf + p->prof_used;
+
+	memset(b, 0, BC_ER_CLOCK_SIZE);
+	put16(b, BC_ER_CLOCK_SIZE);
+	put16(b + 2, BC_ER_CLOCK_PACKET);
+	put64(b + 8, tid);
+	put64(b + 16, tid);
+	put32(b + 24, cpu);
+	put64(b + 28, ktime);
+	put64(b + 36, uid);
+	put32(b + 44, (uint32_t)mstate);
+	put32(b + 48, (uint32_t)nticks);
+	p->prof_used += BC_ER_CLOCK_SIZE;
+	if (p->prof_used + BC_ER_CLOCK_SIZE > BUF_FLUSH || p->frame_used >= BUF_FLUSH)
+		return er_profile_flush(p);
+	return 0;
+}
+
 int er_profile_add(struct er_profile *p, const struct bc_rec_profile *rec)
 {
 	uint64_t pcs[2 * BC_PROFILE_MAX_FRAMES], uid;
 	size_t n = 0, nk = rec->n_kernel, nu = rec->n_user;
-	char *b;
 	int rc;
 
 	if (p->err)
 		return p->err;
 	if (nk > BC_PROFILE_MAX_FRAMES || nu > BC_PROFILE_MAX_FRAMES || nk + nu == 0)
 		return 0;
-	/*
-	 * Frame 0 of each side is where the thread was; the others are return
-	 * addresses: minus one puts them inside the call, so functions and
-	 * lines are the caller's (libcollector's adjust_ret_addr does this).
-	 */
-	for (size_t i = 0; i < nk; i++)
-		pcs[n++] = rec->ips[i] - (i ? 1 : 0);
-	for (size_t i = 0; i < nu; i++)
-		pcs[n++] = rec->ips[nk + i] - (i ? 1 : 0);
-	uid = er_stack_uid(pcs, n);
-	rc = seen_uid(p, uid);
+	n += call_sites(pcs, rec->ips, nk);
+	n += call_sites(pcs + n, rec->ips + nk, nu);
+	rc = er_profile_stack(p, pcs, n, &uid);
 	if (rc < 0)
 		return rc;
-	if (!rc) {
-		rc = add_frame(p, uid, pcs, n);
-		if (rc < 0)
-			return rc;
-	}
-	b = p->prof_buf + p->prof_used;
-	memset(b, 0, BC_ER_CLOCK_SIZE);
-	put16(b, BC_ER_CLOCK_SIZE);
-	put16(b + 2, BC_ER_CLOCK_PACKET);
-	put64(b + 8, rec->h.tid);
-	put64(b + 16, rec->h.tid);
-	put32(b + 24, rec->cpu);
-	put64(b + 28, rec->h.ktime);
-	put64(b + 36, uid);
-	put32(b + 44, nk ? BC_ER_MSTATE_SYSTEM : BC_ER_MSTATE_USER);
-	put32(b + 48, 1);
-	p->prof_used += BC_ER_CLOCK_SIZE;
 	p->samples++;
-	if (p->prof_used >= BUF_FLUSH || p->frame_used >= BUF_FLUSH)
-		return er_profile_flush(p);
-	return 0;
+	return add_clock(p, rec->h.tid, rec->cpu, rec->h.ktime, uid,
+			 nk ? BC_ER_MSTATE_SYSTEM : BC_ER_MSTATE_USER, 1);
+}
+
+/* The carried remainders of thread tid, created on first use; NULL: no memory. */
+static struct er_residue *residue_of(struct er_profile *p, uint32_t tid)
+{
+	size_t mask, i;
+
+	if ((p->n_residues + 1) * 2 > p->cap_residues) {
+		size_t cap = p->cap_residues ? p->cap_residues * 2 : 64;
+		struct er_residue *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t k = 0; k < p->cap_residues; k++) {
+			struct er_residue *r = &p->residues[k];
+
+			if (!r->tid)
+				continue;
+			for (i = r->tid & (cap - 1); v[i].tid; i = (i + 1) & (cap - 1))
+				;
+			v[i] = *r;
+		}
+		free(p->residues);
+		p->residues = v;
+		p->cap_residues = cap;
+	}
+	mask = p->cap_residues - 1;
+	for (i = (tid * 2654435761u) & mask; p->residues[i].tid; i = (i + 1) & mask)
+		if (p->residues[i].tid == tid)
+			return &p->residues[i];
+	p->residues[i].tid = tid;
+	p->n_residues++;
+	return &p->residues[i];
+}
+
+/* ns more of state `which` for r: whole ticks out, the rest carried to the thread's next interval.
+ */
+static int add_offcpu_time(struct er_profile *p, const struct bc_rec_offcpu *rec,
+			   struct er_residue *r, int which, int32_t mstate, uint64_t ns,
+			   uint64_t ktime, uint64_t uid)
+{
+	uint64_t ticks;
+	int rc = 0;
+
+	r->ns[which] += ns;
+	ticks = r->ns[which] / p->ptimer_ns;
+	r->ns[which] -= ticks * p->ptimer_ns;
+	while (ticks && !rc) {
+		int32_t n = ticks > INT32_MAX ? INT32_MAX : (int32_t)ticks;
+
+		rc = add_clock(p, rec->h.tid, rec->cpu, ktime, uid, mstate, n);
+		ticks -= (uint64_t)n;
+	}
+	return rc;
+}
+
+int er_profile_add_offcpu(struct er_profile *p, const struct bc_rec_offcpu *rec)
+{
+	uint64_t pcs[BC_OFFCPU_MAX_FRAMES], uid, sleep_ns, wait_ns;
+	uint64_t on = rec->h.ktime, woke;
+	struct er_residue *r;
+	int rc;
+
+	if (p->err)
+		return p->err;
+	if (!p->ptimer_ns || rec->n_user > BC_OFFCPU_MAX_FRAMES || !rec->h.tid)
+		return 0;
+	bc_offcpu_split(rec, &sleep_ns, &wait_ns);
+	r = residue_of(p, rec->h.tid);
+	if (!r)
+		return -ENOMEM;
+	rc = er_profile_stack(p, pcs, call_sites(pcs, rec->ips, rec->n_user), &uid);
+	if (rc < 0)
+		return rc;
+	woke = on - wait_ns;
+	if (sleep_ns)
+		rc = add_offcpu_time(p, rec, r, bc_offcpu_is_lock(rec) ? 1 : 0,
+				     bc_offcpu_is_lock(rec) ? BC_ER_MSTATE_USER_LOCK
+							    : BC_ER_MSTATE_SLEEP,
+				     sleep_ns, woke, uid);
+	if (!rc && wait_ns)
+		rc = add_offcpu_time(p, rec, r, 2, BC_ER_MSTATE_WAIT_CPU, wait_ns, on, uid);
+	p->offcpu_intervals++;
+	return rc;
 }
 
 void er_profile_close(struct er_profile *p)
@@ -247,6 +357,7 @@ void er_profile_close(struct er_profile *p)
 	free(p->prof_buf);
 	free(p->frame_buf);
 	free(p->uids);
+	free(p->residues);
 	memset(p, 0, sizeof(*p));
 	p->prof_fd = p->frame_fd = -1;
 }

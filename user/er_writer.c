@@ -58,8 +58,10 @@ struct er_writer {
 	uint64_t mappings;
 	/* segments written to map.xml and not unmapped since: [start, end) pairs */
 	struct er_overview overview;
-	struct er_profile profile; /* -p */
+	struct er_profile profile; /* -p, and off-CPU time as clock data */
 	bool profiling;
+	bool offcpu_clock;   /* off-CPU intervals also go into `profile` (not the kernel founder) */
+	bool offcpu_private; /* and into `sched`, whole (not when the founder holds them) */
 	uint64_t (*live_segments)[2];
 	size_t n_live, cap_live;
 };
@@ -396,21 +398,24 @@ static void er_sb_begin_comments(struct er_strbuf *b, const struct bc_session *s
 }
 
 /*
- * -p: the profile file, and the kernel as gprofng knows it: a LinuxKernel
- * segment in map.xml and kallmodsyms. Without kernel symbols (hidden
- * addresses) kernel frames show as <Unknown>; the profile is still written.
+ * The profile file; with -p (kernel_stacks) also the kernel as gprofng
+ * knows it: a LinuxKernel segment in map.xml and kallmodsyms. Without
+ * kernel symbols (hidden addresses) kernel frames show as <Unknown>; the
+ * profile is still written. Off-CPU stacks are user stacks only.
  */
-static int profile_begin(struct er_writer *w)
+static int profile_begin(struct er_writer *w, uint32_t ptimer_us, bool kernel_stacks)
 {
 	const char *base = strrchr(w->path, '/');
 	struct er_strbuf b = {0};
 	uint64_t text = 0;
 	int err;
 
-	err = er_profile_open(&w->profile, w->dirfd);
+	err = er_profile_open(&w->profile, w->dirfd, ptimer_us);
 	if (err)
 		return err;
 	w->profiling = true;
+	if (!kernel_stacks)
+		return 0;
 	base = base ? base + 1 : w->path;
 	if (er_kallmodsyms_write(w->dirfd, base[0] == '_', &text) < 0)
 		return 0;
@@ -429,6 +434,7 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	struct er_writer *w = (struct er_writer *)sink;
 	struct er_strbuf b = {0};
 	struct utsname u;
+	uint32_t ptimer;
 	int64_t wall;
 	int err;
 
@@ -451,10 +457,13 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 		return err;
 
 	er_sb_header(&b, s, &u);
-	if (s->profile_us) {
+	w->offcpu_clock = s->offcpu && s->root_pid;
+	w->offcpu_private = !s->offcpu_in_founder;
+	ptimer = s->profile_us ? s->profile_us : w->offcpu_clock ? BC_ER_OFFCPU_TICK_US : 0;
+	if (ptimer) {
 		char decl[2048];
 
-		er_profile_decl(decl, sizeof(decl), s->profile_us);
+		er_profile_decl(decl, sizeof(decl), ptimer, w->offcpu_clock);
 		er_sb_printf(&b, "%s", decl);
 	}
 	wall = ((int64_t)s->start_ktime + s->wall_offset_ns) / (int64_t)NSEC_PER_SEC;
@@ -470,8 +479,8 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	free(b.s);
 	if (!err)
 		err = er_overview_open(&w->overview, w->dirfd, s->root_pid, s->start_ktime);
-	if (!err && s->profile_us)
-		err = profile_begin(w);
+	if (!err && ptimer)
+		err = profile_begin(w, ptimer, s->profile_us != 0);
 	return err;
 }
 
@@ -494,6 +503,17 @@ static int er_event(struct bc_sink *sink, const struct bc_event *ev)
 		return w->profiling && h->size >= sizeof(struct bc_rec_profile)
 			       ? er_profile_add(&w->profile, (const struct bc_rec_profile *)h)
 			       : 0;
+	}
+	if (h->kind == BC_REC_OFFCPU && h->size >= sizeof(struct bc_rec_offcpu)) {
+		if (h->ktime > w->last_ktime)
+			w->last_ktime = h->ktime;
+		if (w->offcpu_clock) {
+			err = er_profile_add_offcpu(&w->profile, (const struct bc_rec_offcpu *)h);
+			if (err)
+				return err;
+		}
+		if (!w->offcpu_private)
+			return 0;
 	}
 	f = bc_er_file_for_kind(h->kind);
 	if (f < 0)

@@ -263,3 +263,9 @@ void bc_offcpu_split(const struct bc_rec_offcpu *o, uint64_t *sleep_ns, uint64_t
 		*sleep_ns = on - off;
 	}
 }
+
+bool bc_offcpu_is_lock(const struct bc_rec_offcpu *o)
+{
+	/* x86-64: futex 202, futex_waitv 449 (what pthread mutexes, conds, joins block in) */
+	return o->syscall == 202 || o->syscall == 449;
+}

@@ -4,10 +4,11 @@
  * experiments, by thread, by the syscall a thread was in when switched out,
  * and by function of its user stack at switch-out.
  *
- * Each interval [off_ktime, h.ktime] is split as gprofng splits it into
- * "Sleep" and "Wait CPU": a thread that blocked (state != 0, not preempted)
- * sleeps until its wakeup (wake_ktime when it lies in (off, on], else the
- * whole interval) and waits for a CPU the rest; a preempted or runnable
+ * Each interval [off_ktime, h.ktime] is split as the experiment's clock
+ * data splits it for gprofng (Sleep, User Lock, Wait CPU): a thread that
+ * blocked (state != 0, not preempted) sleeps until its wakeup (wake_ktime
+ * when it lies in (off, on], else the whole interval), as User Lock when it
+ * blocked in a futex, and waits for a CPU the rest; a preempted or runnable
  * thread waits for a CPU the whole interval.
  *
  * Where the records and the mappings are: a kernel experiment (record -k,
@@ -56,7 +57,7 @@ struct exp_data {
 /* One off-CPU interval, after the pid filter. */
 struct interval {
 	uint32_t pid, tid;
-	uint64_t off, len, sleep, wait; /* ns */
+	uint64_t off, len, sleep, lock, wait; /* ns */
 	int32_t syscall;
 	bool voluntary;
 	uint32_t n_pcs;
@@ -66,7 +67,7 @@ struct interval {
 struct func_total {
 	const char *name; /* owned by report.index */
 	const char *object;
-	uint64_t excl, excl_sleep, excl_wait, incl;
+	uint64_t excl, excl_sleep, excl_lock, excl_wait, incl;
 	size_t last; /* interval serial + 1 that last counted inclusive */
 };
 
@@ -110,7 +111,8 @@ static void split(const struct bc_rec_offcpu *o, struct interval *iv)
 	bc_offcpu_split(o, &sleep, &wait);
 	iv->len = sleep + wait;
 	iv->voluntary = o->state != 0 && !o->preempt;
-	iv->sleep = sleep;
+	iv->lock = bc_offcpu_is_lock(o) ? sleep : 0;
+	iv->sleep = sleep - iv->lock;
 	iv->wait = wait;
 }
 
@@ -359,6 +361,7 @@ static int name_intervals(struct report *r)
 				return fi;
 			r->funcs[fi].excl += iv->len;
 			r->funcs[fi].excl_sleep += iv->sleep;
+			r->funcs[fi].excl_lock += iv->lock;
 			r->funcs[fi].excl_wait += iv->wait;
 			r->funcs[fi].incl += iv->len;
 			continue;
@@ -374,6 +377,7 @@ static int name_intervals(struct report *r)
 			if (f == 0) {
 				t->excl += iv->len;
 				t->excl_sleep += iv->sleep;
+				t->excl_lock += iv->lock;
 				t->excl_wait += iv->wait;
 			}
 			if (t->last != i + 1) {
@@ -390,7 +394,7 @@ static int name_intervals(struct report *r)
 struct row {
 	uint32_t pid, tid; /* threads */
 	int32_t syscall;   /* syscalls */
-	uint64_t count, off, sleep, wait, voluntary, preempted, longest;
+	uint64_t count, off, sleep, lock, wait, voluntary, preempted, longest;
 };
 
 static int cmp_thread_key(const void *a, const void *b)
@@ -465,6 +469,7 @@ static struct row *group(struct report *r, int (*key)(const void *, const void *
 		w->count++;
 		w->off += iv->len;
 		w->sleep += iv->sleep;
+		w->lock += iv->lock;
 		w->wait += iv->wait;
 		*(iv->voluntary ? &w->voluntary : &w->preempted) += 1;
 		if (iv->len > w->longest)
@@ -482,16 +487,18 @@ static void secs(FILE *out, int width, uint64_t ns)
 static void print_threads(FILE *out, const struct row *rows, size_t n)
 {
 	fprintf(out, "By thread:\n");
-	fprintf(out, "  %8s  %8s  %9s  %9s  %9s  %9s  %9s  %9s  %9s\n", "PID", "TID", "Intervals",
-		"Off-CPU", "Sleep", "Wait CPU", "Voluntary", "Preempted", "Longest");
-	fprintf(out, "  %8s  %8s  %9s  %9s  %9s  %9s  %9s  %9s  %9s\n", "", "", "", "(s)", "(s)",
-		"(s)", "", "", "(ms)");
+	fprintf(out, "  %8s  %8s  %9s  %9s  %9s  %9s  %9s  %9s  %9s  %9s\n", "PID", "TID",
+		"Intervals", "Off-CPU", "Sleep", "User Lock", "Wait CPU", "Voluntary", "Preempted",
+		"Longest");
+	fprintf(out, "  %8s  %8s  %9s  %9s  %9s  %9s  %9s  %9s  %9s  %9s\n", "", "", "", "(s)",
+		"(s)", "(s)", "(s)", "", "", "(ms)");
 	for (size_t i = 0; i < n; i++) {
 		const struct row *w = &rows[i];
 
 		fprintf(out, "  %8" PRIu32 "  %8" PRIu32 "  %9" PRIu64, w->pid, w->tid, w->count);
 		secs(out, 9, w->off);
 		secs(out, 9, w->sleep);
+		secs(out, 9, w->lock);
 		secs(out, 9, w->wait);
 		fprintf(out, "  %9" PRIu64 "  %9" PRIu64 "  %9.3f\n", w->voluntary, w->preempted,
 			(double)w->longest / 1e6);
@@ -506,14 +513,15 @@ static void print_syscalls(FILE *out, const struct row *rows, size_t n)
 	for (size_t i = 0; i < n; i++)
 		w = bc_max_int(w, bc_slen(syscall_label(rows[i].syscall, buf, sizeof(buf))));
 	fprintf(out, "By syscall at switch-out:\n");
-	fprintf(out, "  %-*s  %9s  %9s  %9s  %9s\n", w, "Syscall", "Intervals", "Off-CPU", "Sleep",
-		"Wait CPU");
-	fprintf(out, "  %-*s  %9s  %9s  %9s  %9s\n", w, "", "", "(s)", "(s)", "(s)");
+	fprintf(out, "  %-*s  %9s  %9s  %9s  %9s  %9s\n", w, "Syscall", "Intervals", "Off-CPU",
+		"Sleep", "User Lock", "Wait CPU");
+	fprintf(out, "  %-*s  %9s  %9s  %9s  %9s  %9s\n", w, "", "", "(s)", "(s)", "(s)", "(s)");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "  %-*s  %9" PRIu64, w,
 			syscall_label(rows[i].syscall, buf, sizeof(buf)), rows[i].count);
 		secs(out, 9, rows[i].off);
 		secs(out, 9, rows[i].sleep);
+		secs(out, 9, rows[i].lock);
 		secs(out, 9, rows[i].wait);
 		fputc('\n', out);
 	}
@@ -532,8 +540,7 @@ static int cmp_func(const void *a, const void *b)
 	return c ? c : strcmp(x->object, y->object);
 }
 
-static void print_funcs(FILE *out, struct report *r, size_t top, uint64_t off, uint64_t sleep,
-			uint64_t wait)
+static void print_funcs(FILE *out, struct report *r, size_t top, const struct row *total)
 {
 	size_t shown;
 	int objw = bc_slen("Object");
@@ -548,20 +555,22 @@ static void print_funcs(FILE *out, struct report *r, size_t top, uint64_t off, u
 		fprintf(out, "By function:\n");
 	for (size_t i = 0; i < shown; i++)
 		objw = bc_max_int(objw, bc_slen(r->funcs[i].object));
-	fprintf(out, "  %13s  %11s  %14s  %13s  %-*s  %s\n", "Excl. Off-CPU", "Excl. Sleep",
-		"Excl. Wait CPU", "Incl. Off-CPU", objw, "Object", "Name");
-	fprintf(out, "  %13s  %11s  %14s  %13s  %-*s  %s\n", "(s)", "(s)", "(s)", "(s)", objw, "",
-		"");
-	secs(out, 13, off);
-	secs(out, 11, sleep);
-	secs(out, 14, wait);
-	secs(out, 13, off);
+	fprintf(out, "  %13s  %11s  %15s  %14s  %13s  %-*s  %s\n", "Excl. Off-CPU", "Excl. Sleep",
+		"Excl. User Lock", "Excl. Wait CPU", "Incl. Off-CPU", objw, "Object", "Name");
+	fprintf(out, "  %13s  %11s  %15s  %14s  %13s  %-*s  %s\n", "(s)", "(s)", "(s)", "(s)",
+		"(s)", objw, "", "");
+	secs(out, 13, total->off);
+	secs(out, 11, total->sleep);
+	secs(out, 15, total->lock);
+	secs(out, 14, total->wait);
+	secs(out, 13, total->off);
 	fprintf(out, "  %-*s  %s\n", objw, "", "<Total>");
 	for (size_t i = 0; i < shown; i++) {
 		const struct func_total *f = &r->funcs[i];
 
 		secs(out, 13, f->excl);
 		secs(out, 11, f->excl_sleep);
+		secs(out, 15, f->excl_lock);
 		secs(out, 14, f->excl_wait);
 		secs(out, 13, f->incl);
 		fprintf(out, "  %-*s  %s\n", objw, f->object, f->name);
@@ -592,7 +601,7 @@ int bc_report_offcpu(const char *exp_path, bool descendants, uint32_t pid, size_
 	struct report r = {.only_pid = pid};
 	struct row *threads = NULL, *syscalls = NULL;
 	size_t n_threads = 0, n_syscalls = 0, n = 0;
-	uint64_t off = 0, sleep = 0, wait = 0;
+	struct row total = {0};
 	char **names = NULL, path[4096];
 	char dummy[1];
 	int rc;
@@ -626,9 +635,10 @@ int bc_report_offcpu(const char *exp_path, bool descendants, uint32_t pid, size_
 	if (rc < 0)
 		goto out;
 	for (size_t i = 0; i < r.n_iv; i++) {
-		off += r.iv[i].len;
-		sleep += r.iv[i].sleep;
-		wait += r.iv[i].wait;
+		total.off += r.iv[i].len;
+		total.sleep += r.iv[i].sleep;
+		total.lock += r.iv[i].lock;
+		total.wait += r.iv[i].wait;
 	}
 	threads = group(&r, cmp_thread_key, true, &n_threads);
 	syscalls = threads ? group(&r, cmp_syscall_key, false, &n_syscalls) : NULL;
@@ -637,15 +647,16 @@ int bc_report_offcpu(const char *exp_path, bool descendants, uint32_t pid, size_
 		goto out;
 	}
 	fprintf(out,
-		"Off-CPU: %zu interval%s in %zu thread%s: %.3f s off CPU (sleep %.3f s, wait CPU "
-		"%.3f s)\n\n",
+		"Off-CPU: %zu interval%s in %zu thread%s: %.3f s off CPU (sleep %.3f s, user lock "
+		"%.3f s, wait CPU %.3f s)\n\n",
 		r.n_iv, r.n_iv == 1 ? "" : "s", n_threads, n_threads == 1 ? "" : "s",
-		(double)off / 1e9, (double)sleep / 1e9, (double)wait / 1e9);
+		(double)total.off / 1e9, (double)total.sleep / 1e9, (double)total.lock / 1e9,
+		(double)total.wait / 1e9);
 	print_threads(out, threads, n_threads);
 	fputc('\n', out);
 	print_syscalls(out, syscalls, n_syscalls);
 	fputc('\n', out);
-	print_funcs(out, &r, top, off, sleep, wait);
+	print_funcs(out, &r, top, &total);
 	rc = 0;
 out:
 	if (rc == -ENOMEM)

@@ -31,6 +31,7 @@ struct profile_report {
 	size_t n_funcs, cap_funcs;
 	struct bc_pcnamer namer;
 	uint64_t total_user, total_sys, samples;
+	uint64_t offcpu_packets; /* numstates 10: Sleep, Wait CPU, User Lock ticks */
 	uint32_t ptimer_us;
 	size_t experiments;
 	unsigned int stack_serial;
@@ -95,6 +96,11 @@ static int one_experiment(struct profile_report *r, const char *exp, char *err, 
 		uint64_t us = (uint64_t)(s->nticks > 0 ? s->nticks : 0) * d.ptimer_us;
 		bool sys = s->mstate == 1;
 
+		/* Off-CPU states (numstates 10) are `report offcpu`'s, from the exact intervals. */
+		if (s->mstate != 0 && s->mstate != 1 && s->mstate != 2 && s->mstate != 10) {
+			r->offcpu_packets++;
+			continue;
+		}
 		r->samples++;
 		*(sys ? &r->total_sys : &r->total_user) += us;
 		if (!st || !st->n)
@@ -159,8 +165,9 @@ int bc_report_profile(const char *exp_path, bool descendants, size_t top, FILE *
 	}
 	if (rc < 0)
 		goto out;
-	if (!r.experiments) {
-		snprintf(err, errlen, "%s has no clock profile (record it with -p on)", exp_path);
+	if (!r.experiments || (!r.samples && r.offcpu_packets)) {
+		snprintf(err, errlen, "%s has no clock profile (record it with -p on)%s", exp_path,
+			 r.offcpu_packets ? "; its off-CPU time is in `report offcpu`" : "");
 		rc = -ENOENT;
 		goto out;
 	}

@@ -58,6 +58,8 @@ size_t bc_rec_min_size(unsigned int kind);
 char bc_task_state_char(uint32_t state);
 
 void bc_offcpu_split(const struct bc_rec_offcpu *o, uint64_t *sleep_ns, uint64_t *wait_ns);
+/* Whether the interval's blocked part was a wait in a futex (a user-level lock). */
+bool bc_offcpu_is_lock(const struct bc_rec_offcpu *o);
 
 /* A decoded, validated record plus what the decoder resolved for it. */
 struct bc_event {
@@ -111,6 +113,7 @@ struct bc_session {
 	bool kernel;	  /* -k, -a: a kernel experiment */
 	bool system_wide; /* -a: every process; root_pid is 0 */
 	bool offcpu;	  /* off-CPU intervals recorded */
+	bool offcpu_in_founder; /* a kernel subexperiment: its founder keeps the sched records */
 };
 
 /* What is known when recording ends. */

@@ -89,10 +89,14 @@ test_kernel() {
 	check "blocked in read: the main thread's $pipe_ms ms, to the same bounds" between \
 		"$(awk '$1 == "read" { print $3 * 1000 }' "$d/off.txt")" 190 "$((pipe_ms + 2))"
 	check "by function: the writer thread's 200 ms sleep inside writer()" between \
-		"$(awk '$NF == "writer" { print $4 * 1000 }' "$d/off.txt")" 200 400
+		"$(awk '$NF == "writer" { print $5 * 1000 }' "$d/off.txt")" 200 400
 	check "by function: read in libc holds the pipe wait, exclusively" between \
 		"$(awk '$NF == "read" && $(NF-1) == "libc.so.6" { print $1 * 1000 }' "$d/off.txt")" 190 \
 		"$((pipe_ms + 2))"
+	check "gprofng: the process's subexperiment holds its Sleep as clock data" \
+		in_range "$(gp_metric "$k" e.sleep clock_nanosleep)" 0.49 0.6
+	check "and the founder none: no time counted twice" \
+		bash -c "! grep -q '<profile name=\"profile\"' '$k/log.xml'"
 	"$BC" report "$k" --pid "$pid" procs functions >"$d/kp.txt"
 	check_eq "--pid descends into the process: one row" 1 "$(grep -c '^ *[0-9]\+  offcpu ' "$d/kp.txt")"
 	check "and its functions" grep -q "tgt_pipe_wait" "$d/kp.txt"

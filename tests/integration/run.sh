@@ -521,9 +521,12 @@ test_bad_input() {
 . "$HERE/profile.sh"
 # Kernel experiments, system-wide tracing, off-CPU intervals.
 . "$HERE/kernel.sh"
+# Off-CPU, heap, sync and I/O data as gprofng reads them.
+. "$HERE/traces.sh"
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
 	demo naming lost args descendants experiment_files prf attach profile kernel system_wide \
+	offcpu_clock \
 	unprobeable bad_input; do
 	want "$t" && "test_$t"
 done

@@ -268,12 +268,13 @@ static const char *expect_thread(const char *text, unsigned pid, unsigned tid, u
 {
 	const char *line = thread_row(text, pid, tid);
 	unsigned a, b, c, v, p;
-	double o, s, w, l;
+	double o, s, k, w, l;
 
 	assert_non_null(line);
-	assert_int_equal(
-		sscanf(line, "%u %u %u %lf %lf %lf %u %u %lf", &a, &b, &c, &o, &s, &w, &v, &p, &l),
-		9);
+	assert_int_equal(sscanf(line, "%u %u %u %lf %lf %lf %lf %u %u %lf", &a, &b, &c, &o, &s, &k,
+				&w, &v, &p, &l),
+			 10);
+	assert_float_equal(k, 0, 1e-9); /* no futex waits here */
 	assert_int_equal(c, count);
 	assert_float_equal(o, off, 1e-9);
 	assert_float_equal(s, sleep, 1e-9);
@@ -295,13 +296,14 @@ static const char *expect_syscall(const char *text, const char *name, unsigned c
 	for (p = strchr(p, '\n'); p && p[1] && p[1] != '\n'; p = strchr(p + 1, '\n')) {
 		const char *q = p + 1;
 		unsigned c;
-		double o, s, w;
+		double o, s, k, w;
 
 		while (*q == ' ')
 			q++;
 		if (strncmp(q, name, nl) || q[nl] != ' ')
 			continue;
-		assert_int_equal(sscanf(q + nl, "%u %lf %lf %lf", &c, &o, &s, &w), 4);
+		assert_int_equal(sscanf(q + nl, "%u %lf %lf %lf %lf", &c, &o, &s, &k, &w), 5);
+		assert_float_equal(k, 0, 1e-9);
 		assert_int_equal(c, count);
 		assert_float_equal(o, off, 1e-9);
 		assert_float_equal(s, sleep, 1e-9);
@@ -316,11 +318,12 @@ static void expect_func(const char *text, const char *object, const char *name, 
 			double excl_sleep, double excl_wait, double incl)
 {
 	char line[512], tail[256];
-	double e, s, w, i;
+	double e, s, k, w, i;
 
 	snprintf(tail, sizeof(tail), "  %s", name);
 	assert_non_null(row(text, "By function", tail, line, sizeof(line)));
-	assert_int_equal(sscanf(line, "%lf %lf %lf %lf", &e, &s, &w, &i), 4);
+	assert_int_equal(sscanf(line, "%lf %lf %lf %lf %lf", &e, &s, &k, &w, &i), 5);
+	assert_float_equal(k, 0, 1e-9);
 	assert_float_equal(e, excl, 1e-9);
 	assert_float_equal(s, excl_sleep, 1e-9);
 	assert_float_equal(w, excl_wait, 1e-9);
@@ -367,7 +370,7 @@ static void whole_tree(void **state)
 
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(text, "Off-CPU: 6 intervals in 3 threads: 0.050 s off CPU (sleep "
-				     "0.038 s, wait CPU 0.012 s)\n"));
+				     "0.038 s, user lock 0.000 s, wait CPU 0.012 s)\n"));
 	const char *t1 = expect_thread(text, 100, 100, 2, 0.013, 0.008, 0.005, 1, 1, 10.0);
 	const char *t2 = expect_thread(text, 100, 101, 2, 0.024, 0.024, 0.000, 2, 0, 20.0);
 	const char *t3 = expect_thread(text, 200, 200, 2, 0.013, 0.006, 0.007, 1, 1, 7.0);
@@ -413,7 +416,7 @@ static void one_process(void **state)
 
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(text, "Off-CPU: 4 intervals in 2 threads: 0.037 s off CPU (sleep "
-				     "0.032 s, wait CPU 0.005 s)\n"));
+				     "0.032 s, user lock 0.000 s, wait CPU 0.005 s)\n"));
 	expect_thread(text, 100, 100, 2, 0.013, 0.008, 0.005, 1, 1, 10.0);
 	expect_thread(text, 100, 101, 2, 0.024, 0.024, 0.000, 2, 0, 20.0);
 	assert_null(thread_row(text, 200, 200));

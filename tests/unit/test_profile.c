@@ -70,7 +70,7 @@ static void round_trip(void **state)
 	assert_non_null(mkdtemp(dir));
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
 	assert_true(dirfd >= 0);
-	assert_int_equal(er_profile_open(&p, dirfd), 0);
+	assert_int_equal(er_profile_open(&p, dirfd, 10000), 0);
 	struct bc_rec_profile *user = sample(7, 1000, 0, 3, 0x400000);
 	struct bc_rec_profile *kern = sample(8, 2000, 2, 2, 0x400000);
 
@@ -86,7 +86,7 @@ static void round_trip(void **state)
 	er_profile_close(&p);
 	close(dirfd);
 
-	n = er_profile_decl(decl, sizeof(decl), 10000);
+	n = er_profile_decl(decl, sizeof(decl), 10000, false);
 	assert_true(n > 0 && (size_t)n < sizeof(decl));
 	assert_non_null(strstr(decl, "ptimer=\"10000\" numstates=\"2\""));
 	write_text(dir, "log.xml", decl, strlen(decl));
@@ -114,6 +114,98 @@ static void round_trip(void **state)
 	bc_prof_data_free(&d);
 	free(user);
 	free(kern);
+	remove_dir(dir);
+}
+
+/* An off-CPU interval: blocked from off to woke, runnable until on. */
+static struct bc_rec_offcpu *interval(uint32_t tid, uint64_t off, uint64_t woke, uint64_t on,
+				      int32_t syscall)
+{
+	size_t size = sizeof(struct bc_rec_offcpu) + 8 * 2;
+	struct bc_rec_offcpu *r = calloc(1, size);
+
+	assert_non_null(r);
+	r->h.size = (uint16_t)size;
+	r->h.kind = BC_REC_OFFCPU;
+	r->h.pid = 100;
+	r->h.tid = tid;
+	r->h.ktime = on;
+	r->off_ktime = off;
+	r->wake_ktime = woke;
+	r->state = 1;
+	r->syscall = syscall;
+	r->n_user = 2;
+	r->ips[0] = 0x401000;
+	r->ips[1] = 0x402000;
+	return r;
+}
+
+/* Sums NTICK per MSTATE of thread tid. */
+static void ticks_by_state(const struct bc_prof_data *d, uint64_t tid, int64_t by_state[10])
+{
+	memset(by_state, 0, 10 * sizeof(*by_state));
+	for (size_t i = 0; i < d->n_samples; i++)
+		if (d->samples[i].tid == tid && d->samples[i].mstate >= 0 &&
+		    d->samples[i].mstate < 10)
+			by_state[d->samples[i].mstate] += d->samples[i].nticks;
+}
+
+static void offcpu_clock(void **state)
+{
+	char dir[] = "/tmp/bc-offcpu.XXXXXX", decl[2048], err[256];
+	const uint64_t ms = 1000000;
+	struct er_profile p;
+	struct bc_prof_data d;
+	int64_t by_state[10];
+	int dirfd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dirfd >= 0);
+	assert_int_equal(er_profile_open(&p, dirfd, 1000), 0);
+	/* Thread 7 sleeps 2.6 ms five times (13 ms), then waits 0.4 ms for a CPU each time. */
+	for (int i = 0; i < 5; i++) {
+		struct bc_rec_offcpu *r =
+			interval(7, 10 * ms * i, 10 * ms * i + 2600000, 10 * ms * i + 3000000, 35);
+
+		assert_int_equal(er_profile_add_offcpu(&p, r), 0);
+		free(r);
+	}
+	/* Thread 8 blocks in a futex 5.5 ms, then preempted 0.9 ms: under a tick, carried. */
+	struct bc_rec_offcpu *lock = interval(8, 0, 5500000, 5500000, 202);
+	struct bc_rec_offcpu *pre = interval(8, 6 * ms, 0, 6 * ms + 900000, -1);
+
+	pre->state = 0;
+	pre->preempt = 1;
+	assert_int_equal(er_profile_add_offcpu(&p, lock), 0);
+	assert_int_equal(er_profile_add_offcpu(&p, pre), 0);
+	assert_int_equal(er_profile_flush(&p), 0);
+	assert_int_equal(p.offcpu_intervals, 7);
+	er_profile_close(&p);
+	close(dirfd);
+
+	er_profile_decl(decl, sizeof(decl), 1000, true);
+	assert_non_null(strstr(decl, "ptimer=\"1000\" numstates=\"10\""));
+	write_text(dir, "log.xml", decl, strlen(decl));
+	assert_int_equal(bc_prof_data_read(dir, &d, err, sizeof(err)), 0);
+	ticks_by_state(&d, 7, by_state);
+	assert_int_equal(by_state[BC_ER_MSTATE_SLEEP], 13);   /* 5 x 2.6 ms: remainders carried */
+	assert_int_equal(by_state[BC_ER_MSTATE_WAIT_CPU], 2); /* 5 x 0.4 ms */
+	assert_int_equal(by_state[BC_ER_MSTATE_USER_LOCK], 0);
+	ticks_by_state(&d, 8, by_state);
+	assert_int_equal(by_state[BC_ER_MSTATE_USER_LOCK], 5);
+	assert_int_equal(by_state[BC_ER_MSTATE_SLEEP], 0);
+	assert_int_equal(by_state[BC_ER_MSTATE_WAIT_CPU], 0); /* 0.9 ms: not a tick yet */
+	/* Every packet on the switch-out stack: frame 0 exact, the caller minus one. */
+	const struct bc_prof_stack *st = bc_prof_stack_find(&d, d.samples[0].frinfo);
+
+	assert_non_null(st);
+	assert_int_equal(st->n, 2);
+	assert_true(st->pcs[0] == 0x401000 && st->pcs[1] == 0x402000 - 1);
+	bc_prof_data_free(&d);
+	free(lock);
+	free(pre);
 	remove_dir(dir);
 }
 
@@ -212,9 +304,8 @@ static void stack_uids(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(round_trip),
-		cmocka_unit_test(untrusted_files),
-		cmocka_unit_test(kernel_symbols),
+		cmocka_unit_test(round_trip),	   cmocka_unit_test(offcpu_clock),
+		cmocka_unit_test(untrusted_files), cmocka_unit_test(kernel_symbols),
 		cmocka_unit_test(stack_uids),
 	};
 

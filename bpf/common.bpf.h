@@ -38,6 +38,20 @@ struct task_state {
 	__u32 off_preempt;
 	__u32 off_n_user;
 	__u64 off_ips[BC_OFFCPU_MAX_FRAMES];
+	/* heap.bpf.c: the outermost allocator call in progress (heap_depth > 0) */
+	__u32 heap_depth;
+	__u32 heap_fn;
+	__u64 heap_args[3];
+	__u64 heap_start;
+	__u64 heap_sp; /* its stack pointer at entry */
+	__u64 heap_pc; /* and the function's address */
+	/* sync.bpf.c: the outermost wait in progress */
+	__u32 sync_depth;
+	__u32 sync_fn;
+	__u64 sync_object;
+	__u64 sync_start;
+	__u64 sync_sp;
+	__u64 sync_pc;
 };
 
 /* The agent sizes it (power of two, multiple of the page size) before load. */

@@ -40,7 +40,12 @@ struct probe {
 	int kind;
 };
 
-/* Groups by object, kind and program: each group is one uprobe_multi link. */
+/*
+ * Groups by object, kind and program: each group is one uprobe_multi link.
+ * Return probes first: a call entered before its return probe exists
+ * returns unseen, and the programs that pair entries with returns (heap,
+ * sync) must never see an entry whose return cannot come.
+ */
 static int cmp_probe(const void *a, const void *b)
 {
 	const struct probe *x = a, *y = b;
@@ -49,7 +54,7 @@ static int cmp_probe(const void *a, const void *b)
 	if (c)
 		return c;
 	if (x->kind != y->kind)
-		return x->kind - y->kind;
+		return y->kind - x->kind;
 	if (x->prog != y->prog)
 		return (uintptr_t)x->prog < (uintptr_t)y->prog ? -1 : 1;
 	return (x->func->offset > y->func->offset) - (x->func->offset < y->func->offset);
@@ -107,14 +112,49 @@ static int attach_one_perf(const struct probe *p, int pid, struct bc_attachment 
 	return rc;
 }
 
+/* Closes the links made after the first `keep` of each kind. */
+static void detach_after(struct bc_attachment *att, const size_t keep_fds[2],
+			 const size_t keep_links[2])
+{
+	struct bc_attachment tail = {0};
+
+	for (int k = 1; k >= 0; k--) {
+		tail.link_fds[k] = att->link_fds[k] + keep_fds[k];
+		tail.n_link_fds[k] = att->n_link_fds[k] - keep_fds[k];
+		tail.links[k] = att->links[k] + keep_links[k];
+		tail.n_links[k] = att->n_links[k] - keep_links[k];
+	}
+	for (int k = 1; k >= 0; k--) {
+		for (size_t i = 0; i < tail.n_link_fds[k]; i++)
+			close(tail.link_fds[k][i]);
+		for (size_t i = 0; i < tail.n_links[k]; i++)
+			bpf_link__destroy(tail.links[k][i]);
+		att->n_link_fds[k] = keep_fds[k];
+		att->n_links[k] = keep_links[k];
+	}
+}
+
 int bc_attach_functions(const struct bc_attach_progs *progs, const struct bc_functab *funcs,
 			bool use_multi, struct bc_attachment *att, char *err, size_t errlen)
 {
+	int rc;
+
+	memset(att, 0, sizeof(*att));
+	rc = bc_attach_more(progs, funcs, use_multi, att, err, errlen);
+	if (rc < 0)
+		bc_detach_functions(att);
+	return rc;
+}
+
+int bc_attach_more(const struct bc_attach_progs *progs, const struct bc_functab *funcs,
+		   bool use_multi, struct bc_attachment *att, char *err, size_t errlen)
+{
+	size_t keep_fds[2] = {att->n_link_fds[0], att->n_link_fds[1]};
+	size_t keep_links[2] = {att->n_links[0], att->n_links[1]};
 	struct probe *ps;
 	size_t n = 0;
 	int rc = 0;
 
-	memset(att, 0, sizeof(*att));
 	if (funcs->n == 0)
 		return 0;
 	ps = calloc(funcs->n * 2, sizeof(*ps));
@@ -127,6 +167,8 @@ int bc_attach_functions(const struct bc_attach_progs *progs, const struct bc_fun
 
 		ps[n++] =
 			(struct probe){f, f->capture.n_entry ? progs->entry_cap : progs->entry, 0};
+		if (f->id < 64 && (progs->entry_only >> f->id) & 1)
+			continue;
 		ps[n++] = (struct probe){f, f->capture.n_return ? progs->ret_cap : progs->ret, 1};
 	}
 	qsort(ps, n, sizeof(*ps), cmp_probe);
@@ -149,10 +191,10 @@ int bc_attach_functions(const struct bc_attach_progs *progs, const struct bc_fun
 	if (rc < 0) {
 		if (rc == -ENOMEM)
 			snprintf(err, errlen, "out of memory attaching probes");
-		bc_detach_functions(att);
+		detach_after(att, keep_fds, keep_links);
 		return rc;
 	}
-	att->n_probes = funcs->n;
+	att->n_probes += funcs->n;
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "bpfcollect/report_offcpu.h"
 #include "bpfcollect/report_procs.h"
 #include "bpfcollect/report_profile.h"
+#include "bpfcollect/report_traces.h"
 #include "bpfcollect/report_tree.h"
 #include "bpfcollect/sink_calls.h"
 #include "bpfcollect/sink_filter.h"
@@ -50,6 +51,12 @@ static const char report_usage[] =
 	"              waiting for a CPU), voluntary and preempted switches,\n"
 	"              syscalls, end (record -k, -a or --offcpu); the default\n"
 	"              first view of a kernel experiment\n"
+	"  heap        allocations, bytes, leaks and leaked bytes by function\n"
+	"              (record -H on), as gprofng's heap metrics\n"
+	"  leaks       blocks never freed, grouped by the stack that allocated\n"
+	"              them, biggest first (record -H on), as gprofng -leaks\n"
+	"  sync        time waited in locks, condition waits, joins and\n"
+	"              semaphores by function (record -s on)\n"
 	"  offcpu      time off CPU (record -k, -a or --offcpu), split into\n"
 	"              blocked (Sleep) and waiting for a CPU (Wait CPU): by\n"
 	"              thread, by the syscall it was in, and by function from\n"
@@ -81,6 +88,9 @@ enum view {
 	VIEW_PROFILE = 1024,
 	VIEW_PROCS = 2048,
 	VIEW_OFFCPU = 4096,
+	VIEW_HEAP = 8192,
+	VIEW_LEAKS = 16384,
+	VIEW_SYNC = 32768,
 	VIEW_TREE_VIEWS = VIEW_CALLTREE | VIEW_CALLERS_CALLEES | VIEW_THREADS,
 };
 
@@ -112,6 +122,12 @@ static int parse_view(const char *s)
 		return VIEW_PROCS;
 	if (!strcmp(s, "offcpu"))
 		return VIEW_OFFCPU;
+	if (!strcmp(s, "heap"))
+		return VIEW_HEAP;
+	if (!strcmp(s, "leaks"))
+		return VIEW_LEAKS;
+	if (!strcmp(s, "sync"))
+		return VIEW_SYNC;
 	return -EINVAL;
 }
 
@@ -329,7 +345,7 @@ int bc_cmd_report(int argc, char **argv)
 		if (v < 0) {
 			bc_error("report: unknown view '%s'; views: header functions syscalls "
 				 "events calls FUNC calltree callers-callees FUNC threads overview "
-				 "objects profile procs offcpu",
+				 "objects profile procs offcpu heap leaks sync",
 				 argv[optind]);
 			return 2;
 		}
@@ -459,6 +475,20 @@ int bc_cmd_report(int argc, char **argv)
 	    bc_report_offcpu(exp, descendants, pid, top, stdout, err, sizeof(err)) < 0) {
 		bc_error("%s", err);
 		goto out;
+	}
+	static const struct {
+		int view;
+		enum bc_trace_view which;
+	} trace_views[] = {
+		{VIEW_HEAP, BC_VIEW_HEAP}, {VIEW_LEAKS, BC_VIEW_LEAKS}, {VIEW_SYNC, BC_VIEW_SYNC}};
+
+	for (size_t i = 0; i < sizeof(trace_views) / sizeof(trace_views[0]); i++) {
+		if ((views & trace_views[i].view) &&
+		    bc_report_traces(exp, descendants, trace_views[i].which, top, stdout, err,
+				     sizeof(err)) < 0) {
+			bc_error("%s", err);
+			goto out;
+		}
 	}
 	if ((views & VIEW_OBJECTS) &&
 	    bc_report_objects(exp, descendants, stdout, err, sizeof(err)) < 0) {

@@ -58,6 +58,9 @@ int er_profile_open(struct er_profile *p, int dirfd, uint32_t ptimer_us)
 	p->dirfd = dirfd;
 	p->ptimer_ns = (uint64_t)ptimer_us * 1000;
 	p->frame_fd = -1;
+	p->prof_fd = -1;
+	if (!ptimer_us)
+		return 0; /* stacks only, for the traces */
 	p->prof_fd =
 		openat(dirfd, "profile", O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
 	if (p->prof_fd < 0)
@@ -228,6 +231,8 @@ static int add_clock(struct er_profile *p, uint32_t tid, uint32_t cpu, uint64_t 
 {
 	char *b = p->prof_buf + p->prof_used;
 
+	if (!p->prof_buf)
+		return 0; /* no clock profile declared: its packets would mean nothing */
 	memset(b, 0, BC_ER_CLOCK_SIZE);
 	put16(b, BC_ER_CLOCK_SIZE);
 	put16(b + 2, BC_ER_CLOCK_PACKET);
@@ -350,7 +355,7 @@ int er_profile_add_offcpu(struct er_profile *p, const struct bc_rec_offcpu *rec)
 
 void er_profile_close(struct er_profile *p)
 {
-	if (p->prof_fd > 0)
+	if (p->prof_fd >= 0)
 		close(p->prof_fd);
 	if (p->frame_fd >= 0)
 		close(p->frame_fd);

@@ -186,7 +186,8 @@ static int set_str(char **dst, const char *s)
 /* One key=value of a "bpfcollect: ..." comment; unknown keys are newer facts, skipped. */
 static int comment_key(struct bc_er_info *info, const char *key, const char *val)
 {
-	static const char *const lost_keys[BC_LOSS_NR] = {"func", "syscall", "proc", "sample", "sched"};
+	static const char *const lost_keys[BC_LOSS_NR] = {"func",  "syscall", "proc", "sample",
+							  "sched", "heap",    "sync", "io"};
 	uint64_t v = 0;
 	int64_t s;
 	bool num = parse_u64(val, 10, &v);

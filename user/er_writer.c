@@ -24,6 +24,7 @@
 #include "bpfcollect/argspec.h"
 #include "bpfcollect/er_overview.h"
 #include "bpfcollect/er_profile.h"
+#include "bpfcollect/er_traces.h"
 #include "bpfcollect/er_strbuf.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/xml.h"
@@ -58,8 +59,9 @@ struct er_writer {
 	uint64_t mappings;
 	/* segments written to map.xml and not unmapped since: [start, end) pairs */
 	struct er_overview overview;
-	struct er_profile profile; /* -p, and off-CPU time as clock data */
+	struct er_profile profile; /* -p, and off-CPU time as clock data; the stacks of all */
 	bool profiling;
+	struct er_traces traces; /* -H, -s */
 	bool offcpu_clock;   /* off-CPU intervals also go into `profile` (not the kernel founder) */
 	bool offcpu_private; /* and into `sched`, whole (not when the founder holds them) */
 	uint64_t (*live_segments)[2];
@@ -159,8 +161,12 @@ static int flush_all(struct er_writer *w)
 			err = e;
 	}
 	if (w->profiling) {
+		/* the stacks before the packets naming them, for a reader watching live */
 		int e = er_profile_flush(&w->profile);
 
+		if (e && !err)
+			err = e;
+		e = er_traces_flush(&w->traces);
 		if (e && !err)
 			err = e;
 	}
@@ -435,6 +441,7 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	struct er_strbuf b = {0};
 	struct utsname u;
 	uint32_t ptimer;
+	bool traces;
 	int64_t wall;
 	int err;
 
@@ -466,6 +473,13 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 		er_profile_decl(decl, sizeof(decl), ptimer, w->offcpu_clock);
 		er_sb_printf(&b, "%s", decl);
 	}
+	traces = s->root_pid && (s->heap || s->sync);
+	if (traces) {
+		char decl[4096];
+
+		er_traces_decl(decl, sizeof(decl), s->heap, s->sync, s->sync_threshold_us);
+		er_sb_printf(&b, "%s", decl);
+	}
 	wall = ((int64_t)s->start_ktime + s->wall_offset_ns) / (int64_t)NSEC_PER_SEC;
 	if (wall <= 0)
 		wall = time(NULL);
@@ -479,8 +493,10 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	free(b.s);
 	if (!err)
 		err = er_overview_open(&w->overview, w->dirfd, s->root_pid, s->start_ktime);
-	if (!err && ptimer)
+	if (!err && (ptimer || traces))
 		err = profile_begin(w, ptimer, s->profile_us != 0);
+	if (!err && traces)
+		err = er_traces_open(&w->traces, w->dirfd, s->heap, s->sync);
 	return err;
 }
 
@@ -503,6 +519,19 @@ static int er_event(struct bc_sink *sink, const struct bc_event *ev)
 		return w->profiling && h->size >= sizeof(struct bc_rec_profile)
 			       ? er_profile_add(&w->profile, (const struct bc_rec_profile *)h)
 			       : 0;
+	}
+	if (h->kind == BC_REC_HEAP || h->kind == BC_REC_SYNC) {
+		if (h->ktime > w->last_ktime)
+			w->last_ktime = h->ktime;
+		if (!w->profiling)
+			return 0;
+		if (h->kind == BC_REC_HEAP && h->size >= sizeof(struct bc_rec_heap))
+			return er_traces_add_heap(&w->traces, &w->profile,
+						  (const struct bc_rec_heap *)h);
+		if (h->kind == BC_REC_SYNC && h->size >= sizeof(struct bc_rec_sync))
+			return er_traces_add_sync(&w->traces, &w->profile,
+						  (const struct bc_rec_sync *)h);
+		return 0;
 	}
 	if (h->kind == BC_REC_OFFCPU && h->size >= sizeof(struct bc_rec_offcpu)) {
 		if (h->ktime > w->last_ktime)
@@ -690,12 +719,15 @@ static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 		records += w->data[i].records;
 	er_sb_printf(&t,
 		     "bpfcollect: lost func=%llu syscall=%llu proc=%llu sample=%llu sched=%llu "
-		     "events=%llu",
+		     "heap=%llu sync=%llu io=%llu events=%llu",
 		     (unsigned long long)e->lost[BC_LOSS_FUNC],
 		     (unsigned long long)e->lost[BC_LOSS_SYSCALL],
 		     (unsigned long long)e->lost[BC_LOSS_PROC],
 		     (unsigned long long)e->lost[BC_LOSS_SAMPLE],
-		     (unsigned long long)e->lost[BC_LOSS_SCHED], (unsigned long long)e->events);
+		     (unsigned long long)e->lost[BC_LOSS_SCHED],
+		     (unsigned long long)e->lost[BC_LOSS_HEAP],
+		     (unsigned long long)e->lost[BC_LOSS_SYNC],
+		     (unsigned long long)e->lost[BC_LOSS_IO], (unsigned long long)e->events);
 	er_sb_comment(&b, &t);
 	t.len = 0;
 	er_sb_printf(&t,
@@ -739,6 +771,7 @@ static void er_destroy(struct bc_sink *sink)
 	er_overview_close(&w->overview);
 	if (w->profiling)
 		er_profile_close(&w->profile);
+	er_traces_close(&w->traces);
 	free(w->live_segments);
 	free(w->path);
 	free(w);
@@ -766,6 +799,8 @@ struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen)
 	w->overview.fd = -1;
 	for (int i = 0; i < BC_ER_NFILES; i++)
 		w->data[i].fd = -1;
+	for (int i = 0; i < ER_TRACE_NR; i++)
+		w->traces.f[i].fd = -1;
 	w->dirfd = open(exp_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (w->dirfd < 0) {
 		snprintf(err, errlen, "cannot open experiment %s: %s", exp_path, strerror(errno));

@@ -91,6 +91,10 @@ size_t bc_rec_min_size(unsigned int kind)
 		return sizeof(struct bc_rec_offcpu);
 	case BC_REC_PROC_NAME:
 		return sizeof(struct bc_rec_proc_name);
+	case BC_REC_HEAP:
+		return sizeof(struct bc_rec_heap);
+	case BC_REC_SYNC:
+		return sizeof(struct bc_rec_sync);
 	default:
 		return 0;
 	}
@@ -151,6 +155,22 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
 
 		if (o->n_user > BC_OFFCPU_MAX_FRAMES || h->size != sizeof(*o) + 8u * o->n_user ||
 		    o->off_ktime > h->ktime)
+			return -EINVAL;
+		break;
+	}
+	case BC_REC_HEAP: {
+		const struct bc_rec_heap *m = (const void *)h;
+
+		if (m->n_user > BC_HEAP_MAX_FRAMES || h->size != sizeof(*m) + 8u * m->n_user ||
+		    m->htype > BC_HEAP_MUNMAP || m->fn >= BC_HEAP_FN_NR)
+			return -EINVAL;
+		break;
+	}
+	case BC_REC_SYNC: {
+		const struct bc_rec_sync *y = (const void *)h;
+
+		if (y->n_user > BC_SYNC_MAX_FRAMES || h->size != sizeof(*y) + 8u * y->n_user ||
+		    y->fn >= BC_SYNC_FN_NR || y->start_ktime > h->ktime)
 			return -EINVAL;
 		break;
 	}

@@ -11,6 +11,8 @@
 #define MAX_FILE	  (1ULL << 32)
 #define FRAME_PACKET	  11
 #define CLOCK_PACKET	  8
+#define SYNC_PACKET	  2
+#define HEAP_PACKET	  5
 #define STACK_INFO	  1
 #define INFO_COMPRESSED	  0x80000000U
 #define KERNEL_SYMS_LIMIT 4000000
@@ -175,6 +177,70 @@ static int parse_clock(struct bc_prof_data *d, const char *b, size_t len)
 	return 0;
 }
 
+/* Heap (kind 5, 80 bytes) and sync (kind 2, 64 bytes) packets after the 48-byte head. */
+static int parse_traces(struct bc_prof_data *d, const char *b, size_t len, bool heap)
+{
+	size_t off = 0, cap = 0, need = heap ? 80 : 64;
+	uint16_t want = heap ? HEAP_PACKET : SYNC_PACKET;
+
+	while (off + 4 <= len) {
+		uint16_t tsize = get16(b + off), type = get16(b + off + 2);
+
+		if (tsize < 4 || (tsize & 3) || off + tsize > len) {
+			d->bad_packets++;
+			break;
+		}
+		if (type == want && tsize >= need) {
+			struct bc_trace_event e = {
+				.tid = get64(b + off + 16),
+				.tstamp = get64(b + off + 32),
+				.frinfo = get64(b + off + 40),
+			};
+			size_t *n = heap ? &d->n_heap : &d->n_sync;
+			struct bc_trace_event **v = heap ? &d->heap : &d->sync;
+
+			if (heap) {
+				e.type = get32(b + off + 48);
+				e.size = get64(b + off + 56);
+				e.addr = get64(b + off + 64);
+				e.old_addr = get64(b + off + 72);
+			} else {
+				e.start = get64(b + off + 48);
+				e.addr = get64(b + off + 56);
+			}
+			if (*n == cap) {
+				size_t ncap = cap ? cap * 2 : 1024;
+				struct bc_trace_event *nv = realloc(*v, ncap * sizeof(*nv));
+
+				if (!nv)
+					return -ENOMEM;
+				*v = nv;
+				cap = ncap;
+			}
+			(*v)[(*n)++] = e;
+		}
+		off += tsize;
+	}
+	return 0;
+}
+
+static int read_traces(const char *exp, struct bc_prof_data *d, bool heap, char *err, size_t errlen)
+{
+	const char *name = heap ? "heaptrace" : "synctrace";
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = read_whole(exp, name, &buf, &len);
+
+	if (rc == -ENOENT)
+		return 0;
+	if (rc == 0)
+		rc = parse_traces(d, buf, len, heap);
+	if (rc < 0)
+		snprintf(err, errlen, "%s/%s: %s", exp, name, strerror(-rc));
+	free(buf);
+	return rc;
+}
+
 int bc_prof_data_read(const char *exp, struct bc_prof_data *d, char *err, size_t errlen)
 {
 	char *log = NULL, *clock = NULL;
@@ -188,7 +254,9 @@ int bc_prof_data_read(const char *exp, struct bc_prof_data *d, char *err, size_t
 		goto out;
 	}
 	d->ptimer_us = find_ptimer(log);
-	if (!d->ptimer_us)
+	d->has_heap = strstr(log, "<profile name=\"heaptrace\"") != NULL;
+	d->has_sync = strstr(log, "<profile name=\"synctrace\"") != NULL;
+	if (!d->ptimer_us && !d->has_heap && !d->has_sync)
 		goto out;
 	rc = read_whole(exp, "data.frameinfo", &d->frame_buf, &len);
 	if (rc == 0) {
@@ -200,13 +268,21 @@ int bc_prof_data_read(const char *exp, struct bc_prof_data *d, char *err, size_t
 		snprintf(err, errlen, "%s/data.frameinfo: %s", exp, strerror(-rc));
 		goto out;
 	}
-	rc = read_whole(exp, "profile", &clock, &len);
-	if (rc == -ENOENT)
-		rc = 0;
-	else if (rc == 0)
-		rc = parse_clock(d, clock, len);
-	if (rc < 0)
-		snprintf(err, errlen, "%s/profile: %s", exp, strerror(-rc));
+	if (d->ptimer_us) {
+		rc = read_whole(exp, "profile", &clock, &len);
+		if (rc == -ENOENT)
+			rc = 0;
+		else if (rc == 0)
+			rc = parse_clock(d, clock, len);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s/profile: %s", exp, strerror(-rc));
+			goto out;
+		}
+	}
+	if (d->has_heap)
+		rc = read_traces(exp, d, true, err, errlen);
+	if (rc == 0 && d->has_sync)
+		rc = read_traces(exp, d, false, err, errlen);
 out:
 	free(log);
 	free(clock);
@@ -235,6 +311,8 @@ void bc_prof_data_free(struct bc_prof_data *d)
 	free(d->frame_buf);
 	free(d->stacks);
 	free(d->samples);
+	free(d->heap);
+	free(d->sync);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -27,6 +27,7 @@
 
 #include "bpfcollect/attach.h"
 #include "bpfcollect/capture_plan.h"
+#include "bpfcollect/libcprobes.h"
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/exec_image.h"
@@ -103,8 +104,21 @@ static int resolve_functions(struct recorder *r, const char *exe, int pid, char 
 		snprintf(label, sizeof(label), "process %d", pid);
 		what = label;
 	}
-	/* -p alone profiles, as collect -p does: functions are traced when -u names them. */
-	if (o->profile_us && o->n_specs == 0)
+	if (o->heap) {
+		rc = bc_libc_probes_resolve(exe, pid, BC_LIBC_HEAP, &r->heap_funcs, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	if (o->sync) {
+		rc = bc_libc_probes_resolve(exe, pid, BC_LIBC_SYNC, &r->sync_funcs, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	/*
+	 * -p, -H or -s alone record that, as collect does: functions are traced
+	 * when -u names them.
+	 */
+	if ((o->profile_us || o->heap || o->sync) && o->n_specs == 0)
 		return bc_capture_plan(exe, pid, o, &r->funcs, err, errlen);
 	rc = bc_symbols_resolve(exe, pid, o->specs, o->n_specs, &r->funcs, err, errlen);
 	if (rc == -ENOENT && o->n_specs == 0 && o->syscalls) {
@@ -266,6 +280,8 @@ int bc_cmd_record(int argc, char **argv)
 	char **attach_argv = NULL, *attach_argbuf = NULL;
 
 	bc_functab_init(&r.funcs);
+	bc_functab_init(&r.heap_funcs);
+	bc_functab_init(&r.sync_funcs);
 	rc = bc_record_parse_opts(argc, argv, &opts, err, sizeof(err));
 	if (rc != 0) {
 		if (rc > 0)
@@ -305,6 +321,12 @@ int bc_cmd_record(int argc, char **argv)
 	size_t resolved = r.funcs.n;
 
 	rc = bc_functab_drop_unprobeable(&r.funcs, warn_unprobeable);
+	if (rc >= 0)
+		rc = bc_functab_drop_unprobeable(&r.heap_funcs, warn_unprobeable);
+	if (rc >= 0)
+		rc = bc_functab_drop_unprobeable(&r.sync_funcs, warn_unprobeable);
+	bc_libc_probes_number(BC_LIBC_HEAP, &r.heap_funcs);
+	bc_libc_probes_number(BC_LIBC_SYNC, &r.sync_funcs);
 	if (rc < 0) {
 		snprintf(err, sizeof(err), "cannot read the functions' code: %s", strerror(-rc));
 		goto fail;
@@ -394,6 +416,9 @@ int bc_cmd_record(int argc, char **argv)
 		.kernel = opts.kernel_exp,
 		.system_wide = opts.system_wide,
 		.offcpu = opts.offcpu,
+		.heap = r.heap_funcs.n > 0,
+		.sync = r.sync_funcs.n > 0,
+		.sync_threshold_us = opts.sync_threshold_us,
 	};
 	sess.wall_offset_ns = (int64_t)(bc_now_ns(CLOCK_REALTIME) - bc_now_ns(CLOCK_MONOTONIC));
 	rc = bc_sink_begin(r.sink, &sess);
@@ -545,6 +570,8 @@ out:
 	}
 	bc_mapset_free(&r.maps);
 	bc_functab_free(&r.funcs);
+	bc_functab_free(&r.heap_funcs);
+	bc_functab_free(&r.sync_funcs);
 	bc_live_free(&r.live);
 	bc_record_opts_free(&opts);
 	free(attach_roots);

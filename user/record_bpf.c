@@ -13,6 +13,7 @@
 
 #include "collect.skel.h"
 
+#include "bpfcollect/libcprobes.h"
 #include "bpfcollect/recorder.h"
 #include "bpfcollect/syscall_filter.h"
 #include "bpfcollect/uprobe_multi.h"
@@ -40,9 +41,11 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 		entry_caps |= r->funcs.v[i].capture.n_entry > 0;
 		ret_caps |= r->funcs.v[i].capture.n_return > 0;
 	}
-	struct bpf_program *uprogs[] = {r->skel->progs.func_entry, r->skel->progs.func_return,
-					r->skel->progs.func_entry_cap,
-					r->skel->progs.func_return_cap};
+	struct bpf_program *uprogs[] = {
+		r->skel->progs.func_entry,     r->skel->progs.func_return,
+		r->skel->progs.func_entry_cap, r->skel->progs.func_return_cap,
+		r->skel->progs.heap_entry,     r->skel->progs.heap_return,
+		r->skel->progs.sync_entry,     r->skel->progs.sync_return};
 
 	for (size_t i = 0; i < sizeof(uprogs) / sizeof(uprogs[0]); i++)
 		if (multi)
@@ -52,6 +55,11 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	bpf_program__set_autoload(r->skel->progs.func_entry_cap, entry_caps);
 	bpf_program__set_autoload(r->skel->progs.func_return_cap, ret_caps);
 	bpf_program__set_autoload(r->skel->progs.profile_sample, r->opts->profile_us > 0);
+	bpf_program__set_autoload(r->skel->progs.heap_entry, r->heap_funcs.n > 0);
+	bpf_program__set_autoload(r->skel->progs.heap_return, r->heap_funcs.n > 0);
+	bpf_program__set_autoload(r->skel->progs.sync_entry, r->sync_funcs.n > 0);
+	bpf_program__set_autoload(r->skel->progs.sync_return, r->sync_funcs.n > 0);
+	r->skel->rodata->sync_threshold_ns = (uint64_t)r->opts->sync_threshold_us * 1000;
 	/* Every context switch of the system runs these: only when asked for. */
 	bpf_program__set_autoload(r->skel->progs.sched_switch, r->opts->offcpu);
 	bpf_program__set_autoload(r->skel->progs.sched_wakeup, r->opts->offcpu);
@@ -121,6 +129,21 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	if (!r->opts->system_wide && !r->opts->follow && r->n_roots == 1)
 		progs.pid = (int)r->roots[0];
 	rc = bc_attach_functions(&progs, &r->funcs, multi, &r->att, err, errlen);
+	if (rc < 0)
+		return rc;
+	/* -H, -s: the libc functions, with their own programs, into the same attachment. */
+	struct bc_attach_progs heap = {.entry = r->skel->progs.heap_entry,
+				       .ret = r->skel->progs.heap_return,
+				       .pid = progs.pid,
+				       .entry_only = bc_libc_entry_only(BC_LIBC_HEAP)};
+	struct bc_attach_progs sync = {.entry = r->skel->progs.sync_entry,
+				       .ret = r->skel->progs.sync_return,
+				       .pid = progs.pid,
+				       .entry_only = bc_libc_entry_only(BC_LIBC_SYNC)};
+
+	rc = bc_attach_more(&heap, &r->heap_funcs, multi, &r->att, err, errlen);
+	if (rc == 0)
+		rc = bc_attach_more(&sync, &r->sync_funcs, multi, &r->att, err, errlen);
 	if (rc < 0)
 		return rc;
 	r->ring =

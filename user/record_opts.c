@@ -40,6 +40,13 @@ const char bc_record_usage[] =
 	"                     kernel call stacks every MS milliseconds of CPU time\n"
 	"                     (on 10, lo 100, hi 1; 0.1 to 1000, whole microseconds);\n"
 	"                     with -p, functions are traced only when -u names them\n"
+	"  -H on|off          heap tracing: every malloc, calloc, realloc, free,\n"
+	"                     memalign-style and mmap/munmap call of the target's\n"
+	"                     libc, with the caller's stack (gprofng's heaptrace;\n"
+	"                     report heap, leaks)\n"
+	"  -s on|off|all|US   sync wait tracing: pthread_mutex_lock, cond waits,\n"
+	"                     pthread_join, sem_wait, rwlocks that waited US\n"
+	"                     microseconds or more (on 20, all 0) (report sync)\n"
 	"  -t SECONDS         stop recording after SECONDS (suffix s or m allowed);\n"
 	"                     a launched command then runs on untraced\n"
 	"  -o NAME            experiment name (default test.1.er; an existing\n"
@@ -180,6 +187,32 @@ static int parse_profile(const char *arg, unsigned int *us)
 	return 0;
 }
 
+/*
+ * -s: on (waits of BC_SYNC_ON_US or more), all (every call), off, or a
+ * threshold in microseconds.
+ */
+static int parse_sync(const char *arg, struct bc_record_opts *o)
+{
+	char *end;
+	unsigned long v;
+
+	o->sync = true;
+	if (!strcmp(arg, "on")) {
+		o->sync_threshold_us = BC_SYNC_ON_US;
+	} else if (!strcmp(arg, "all")) {
+		o->sync_threshold_us = 0;
+	} else if (!strcmp(arg, "off")) {
+		o->sync = false;
+	} else {
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (end == arg || *end || errno || arg[0] == '-' || v > 10000000)
+			return -EINVAL;
+		o->sync_threshold_us = (unsigned int)v;
+	}
+	return 0;
+}
+
 /* -t: seconds, with an optional unit s or m. */
 static int parse_duration(const char *arg, double *out)
 {
@@ -219,7 +252,7 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		return bad(err, errlen, "%s", "out of memory");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:akqvh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:H:s:akqvh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'o':
@@ -309,6 +342,18 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 				return bad(err, errlen,
 					   "-p takes on, lo, hi, off or a period in milliseconds "
 					   "(0.1 to 1000), not '%s'",
+					   optarg);
+			break;
+		case 'H':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return bad(err, errlen, "-H takes on or off, not '%s'", optarg);
+			o->heap = !strcmp(optarg, "on");
+			break;
+		case 's':
+			if (parse_sync(optarg, o) < 0)
+				return bad(err, errlen,
+					   "-s takes on, off, all or a threshold in microseconds "
+					   "(0 to 10000000), not '%s'",
 					   optarg);
 			break;
 		case 't':

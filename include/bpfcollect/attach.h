@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bpfcollect/model.h"
 
@@ -33,6 +34,8 @@ struct bc_attach_progs {
 	 * processes running the probed code pay nothing. 0: every process.
 	 */
 	int pid;
+	/* ids (< 64) whose functions get an entry probe only: bit id set */
+	uint64_t entry_only;
 };
 
 /*
@@ -45,6 +48,14 @@ struct bc_attach_progs {
  */
 int bc_attach_functions(const struct bc_attach_progs *progs, const struct bc_functab *funcs,
 			bool use_multi, struct bc_attachment *att, char *err, size_t errlen);
+
+/*
+ * The same for another set of functions and programs, into the same
+ * attachment, so that one bc_detach_functions() takes every return probe
+ * away before any entry probe. On error only this set's links are gone.
+ */
+int bc_attach_more(const struct bc_attach_progs *progs, const struct bc_functab *funcs,
+		   bool use_multi, struct bc_attachment *att, char *err, size_t errlen);
 
 /*
  * Detaches everything. Return probes go first, all at once: each detach

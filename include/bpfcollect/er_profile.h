@@ -58,7 +58,10 @@ struct er_profile {
  * columns exist; else numstates 2 (User and System CPU).
  */
 int er_profile_decl(char *buf, size_t len, uint32_t ptimer_us, bool offcpu);
-/* Creates `profile` in dirfd; ptimer_us is the tick every packet counts in. */
+/*
+ * Creates `profile` in dirfd; ptimer_us is the tick every packet counts
+ * in. 0: no clock profile, only the stacks of other data (heap, sync).
+ */
 int er_profile_open(struct er_profile *p, int dirfd, uint32_t ptimer_us);
 /* One sample: its stack (once) and its clock packet, buffered. */
 int er_profile_add(struct er_profile *p, const struct bc_rec_profile *rec);

@@ -110,10 +110,13 @@ struct bc_session {
 	bool attached;		    /* -P: root_pid (and extra_pids) ran before recording began */
 	const uint32_t *extra_pids; /* -P beyond the first: each its own subexperiment */
 	size_t n_extra_pids;
-	bool kernel;	  /* -k, -a: a kernel experiment */
-	bool system_wide; /* -a: every process; root_pid is 0 */
-	bool offcpu;	  /* off-CPU intervals recorded */
+	bool kernel;		/* -k, -a: a kernel experiment */
+	bool system_wide;	/* -a: every process; root_pid is 0 */
+	bool offcpu;		/* off-CPU intervals recorded */
 	bool offcpu_in_founder; /* a kernel subexperiment: its founder keeps the sched records */
+	bool heap;		/* -H: allocator calls (heaptrace) */
+	bool sync;		/* -s: waits (synctrace) */
+	uint32_t sync_threshold_us;
 };
 
 /* What is known when recording ends. */

@@ -2,13 +2,15 @@
 /*
  * Reading a clock profile back from an experiment, as gprofng reads it
  * (gprofng-format.md §3.1, §5, §5.1): ptimer from log.xml's <profile>
- * block, clock packets from `profile`, stacks from `data.frameinfo`, kernel
+ * block, clock packets from `profile`, heap and sync packets from
+ * `heaptrace` and `synctrace`, stacks from `data.frameinfo`, kernel
  * symbols from `kallmodsyms`. Every file is untrusted: a bad packet ends the
  * read of its file with what came before; nothing is read out of bounds.
  */
 #ifndef BPFCOLLECT_PROFILE_DATA_H
 #define BPFCOLLECT_PROFILE_DATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,8 +25,20 @@ struct bc_prof_sample {
 	int32_t mstate, nticks;
 };
 
+/* A heap or sync packet (gprofng-format.md §5). */
+struct bc_trace_event {
+	uint64_t tid, tstamp, frinfo;
+	uint32_t type;	     /* heap: HTYPE */
+	uint64_t size, addr; /* heap: HSIZE, HVADDR; sync: addr is SOBJ */
+	uint64_t old_addr;   /* heap: HOVADDR */
+	uint64_t start;	     /* sync: SRQST */
+};
+
 struct bc_prof_data {
-	uint32_t ptimer_us; /* 0: the experiment has no clock profile */
+	uint32_t ptimer_us;		    /* 0: the experiment has no clock profile */
+	bool has_heap, has_sync;	    /* log.xml declares heaptrace, synctrace */
+	struct bc_trace_event *heap, *sync; /* in file order */
+	size_t n_heap, n_sync;
 	char *frame_buf;
 	struct bc_prof_stack *stacks; /* sorted by uid */
 	size_t n_stacks;

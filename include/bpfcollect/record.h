@@ -36,6 +36,8 @@ enum bc_rec_kind {
 	BC_REC_PROFILE = 0x10d,      /* a clock-profile sample of a traced thread (-p) */
 	BC_REC_OFFCPU = 0x10e,       /* an interval a traced thread spent off CPU */
 	BC_REC_PROC_NAME = 0x10f,    /* written by the agent: a process seen first mid-life */
+	BC_REC_HEAP = 0x110,         /* an allocator call returned (-H) */
+	BC_REC_SYNC = 0x111,         /* a thread waited on a lock, condition or join (-s) */
 };
 
 /* Loss counters are kept per CPU and per class (index into the array). */
@@ -45,7 +47,10 @@ enum bc_loss_class {
 	BC_LOSS_PROC = 2,
 	BC_LOSS_SAMPLE = 3, /* clock-profile samples */
 	BC_LOSS_SCHED = 4,  /* off-CPU intervals */
-	BC_LOSS_NR = 5,
+	BC_LOSS_HEAP = 5,
+	BC_LOSS_SYNC = 6,
+	BC_LOSS_IO = 7,
+	BC_LOSS_NR = 8,
 };
 
 #define BC_COMM_LEN 16
@@ -236,6 +241,92 @@ struct bc_rec_lost {
 	__u32 loss_class; /* enum bc_loss_class */
 	__u32 cpu;
 	__u64 count;
+};
+
+/*
+ * BC_REC_HEAP (-H on): one allocator call of a traced thread, written when
+ * it returns (h.ktime; free and munmap, which need no result, at entry).
+ * htype is gprofng's: 0 malloc (malloc, calloc, memalign, posix_memalign,
+ * aligned_alloc, valloc, pvalloc), 1 free, 2 realloc (old_addr to addr),
+ * 3 mmap, 4 munmap. fn says which function it was (enum bc_heap_fn). Calls
+ * made inside another traced allocator call (realloc's own malloc, malloc's
+ * mmap) are not recorded: the outer call accounts for them. Failed calls
+ * (NULL, MAP_FAILED) are not recorded. pc: the function's entry address
+ * in the process (the stack's leaf); ips: the caller's user stack, every
+ * frame a return address (the first is where the call returns to),
+ * size = 80 + 8 * n_user; h.seq is 0 (no part of the thread's sequence).
+ */
+#define BC_HEAP_MAX_FRAMES 32
+
+enum bc_heap_type {
+	BC_HEAP_MALLOC = 0,
+	BC_HEAP_FREE = 1,
+	BC_HEAP_REALLOC = 2,
+	BC_HEAP_MMAP = 3,
+	BC_HEAP_MUNMAP = 4,
+};
+
+/* The probed functions; the BPF cookie of each probe. Never renumber. */
+enum bc_heap_fn {
+	BC_HEAP_FN_MALLOC = 0,
+	BC_HEAP_FN_CALLOC,
+	BC_HEAP_FN_REALLOC,
+	BC_HEAP_FN_REALLOCARRAY,
+	BC_HEAP_FN_FREE,
+	BC_HEAP_FN_POSIX_MEMALIGN,
+	BC_HEAP_FN_ALIGNED_ALLOC,
+	BC_HEAP_FN_MEMALIGN,
+	BC_HEAP_FN_VALLOC,
+	BC_HEAP_FN_PVALLOC,
+	BC_HEAP_FN_MMAP,
+	BC_HEAP_FN_MUNMAP,
+	BC_HEAP_FN_NR,
+};
+
+struct bc_rec_heap {
+	struct bc_rec_head h;
+	__u64 start_ktime; /* entry */
+	__u64 size;        /* bytes asked for (calloc: n * size) */
+	__u64 addr;        /* the block (free, munmap: the one given back) */
+	__u64 old_addr;    /* realloc: the block before */
+	__u64 pc;          /* the allocator function's entry */
+	__u16 htype;       /* enum bc_heap_type */
+	__u16 fn;          /* enum bc_heap_fn */
+	__u16 n_user;
+	__u16 pad;
+	__u64 ips[];
+};
+
+/*
+ * BC_REC_SYNC (-s on|US): a wait of a traced thread at or above the
+ * threshold, written when the call returns (h.ktime); start_ktime is its
+ * entry. object: the mutex (pthread_cond_*wait: the mutex given; rwlocks
+ * and semaphores: themselves), or the thread waited for (pthread_join).
+ * pc and ips as in BC_REC_HEAP; size = 64 + 8 * n_user; h.seq is 0.
+ */
+#define BC_SYNC_MAX_FRAMES 32
+
+enum bc_sync_fn {
+	BC_SYNC_FN_MUTEX_LOCK = 0,
+	BC_SYNC_FN_COND_WAIT,
+	BC_SYNC_FN_COND_TIMEDWAIT,
+	BC_SYNC_FN_JOIN,
+	BC_SYNC_FN_SEM_WAIT,
+	BC_SYNC_FN_SEM_TIMEDWAIT,
+	BC_SYNC_FN_RWLOCK_RDLOCK,
+	BC_SYNC_FN_RWLOCK_WRLOCK,
+	BC_SYNC_FN_NR,
+};
+
+struct bc_rec_sync {
+	struct bc_rec_head h;
+	__u64 start_ktime;
+	__u64 object;
+	__u64 pc; /* the waiting function's entry */
+	__u16 fn; /* enum bc_sync_fn */
+	__u16 n_user;
+	__u32 pad;
+	__u64 ips[];
 };
 
 #endif /* BPFCOLLECT_RECORD_H */

@@ -18,7 +18,9 @@
 #define BC_DEFAULT_BUFSIZE_MIB 8
 #define BC_MAX_ATTACH_PIDS     64
 #define BC_PROFILE_ON_US       10000 /* -p on: collect's 10 ms */
-#define BC_DEFAULT_MAX_PROBES  4096  /* --max-probes */
+/* -s on: above what a probed uncontended lock costs (a single-stepped first instruction ~12 us) */
+#define BC_SYNC_ON_US	      20
+#define BC_DEFAULT_MAX_PROBES 4096 /* --max-probes */
 
 struct bc_record_opts {
 	const char *exp_name; /* -o, NULL: default */
@@ -50,9 +52,12 @@ struct bc_record_opts {
 	bool system_wide;	 /* -a */
 	bool kernel_exp;	 /* -k (and -a): ktest.N.er with per-process subexperiments */
 	bool offcpu;		 /* --offcpu (and -k, -a): off-CPU intervals */
-	unsigned int max_probes; /* --max-probes: most functions probed at once */
-	char *const *argv;	 /* the command, NULL-terminated; NULL with -P and -a */
-	char options_text[1024]; /* the record command line up to the command, for the log */
+	bool heap;		 /* -H on: allocator calls (heaptrace) */
+	bool sync;		 /* -s on|all|US: waits on locks, conditions, joins */
+	unsigned int sync_threshold_us; /* -s: shorter waits are not recorded */
+	unsigned int max_probes;	/* --max-probes: most functions probed at once */
+	char *const *argv;		/* the command, NULL-terminated; NULL with -P and -a */
+	char options_text[1024];	/* the record command line up to the command, for the log */
 };
 
 extern const char bc_record_usage[];

@@ -28,7 +28,9 @@ struct recorder {
 	struct collect_bpf *skel;
 	struct bc_sink *sink;
 	struct bc_functab funcs;
-	struct bc_attachment att;
+	struct bc_functab heap_funcs; /* -H: ids are enum bc_heap_fn */
+	struct bc_functab sync_funcs; /* -s: ids are enum bc_sync_fn */
+	struct bc_attachment att;     /* all of them: one detach, returns first */
 	struct ring_buffer *ring;
 	struct bc_mapset maps; /* executable mappings of every traced process */
 	struct bc_live_set live;

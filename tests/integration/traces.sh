@@ -52,3 +52,100 @@ test_offcpu_clock() {
 		"$(gp_metric ocp.er e.totalcpu '<Total>')" \
 		"$("$BC" report ocp.er profile | awk '$NF == "<Total>" { print $1 + 0 }')"
 }
+
+# heap_rows_ours/gprofng EXP: "ALLOCS BYTES LEAKS LEAKED NAME" per function, sorted
+heap_rows_ours() { "$BC" report "$1" heap -n 100000 | awk 'NR > 3 { print $1, $2, $3, $4, $NF }' | sort; }
+heap_rows_gprofng() {
+	gprofng display text -metrics i.heapalloccnt:i.heapallocbytes:i.heapleakcnt:i.heapleakbytes:name \
+		-functions "$1" 2>/dev/null | awk '/^ *[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ / { print $1, $2, $3, $4, $5 }' | sort
+}
+heap_of() { # heap_of EXP FUNC COLUMN(1 allocs, 2 bytes, 3 leaks, 4 leaked)
+	"$BC" report "$1" heap -n 100000 | awk -v f="$2" -v c="$3" '$NF == f { print $c; n = 1 } END { if (!n) print "none" }'
+}
+
+test_heap() {
+	echo "# -H on: a target that allocates N blocks and leaks K"
+	"$BC" record -q -o heap.er -H on -- "$TGT/heap" 200 7 100 >heap.out 2>heap.err
+	check_eq "record -H on exits 0" 0 $?
+	check "the experiment opens in gprofng" gprofng_ok heap.er
+	local v
+	v() { value_of heap.out "$1"; }
+	check_eq "every allocation under tgt_work: the malloc-type calls, reallocs and mmaps it made" \
+		"$(($(v allocs) + $(v reallocs) + $(v mmaps)))" "$(heap_of heap.er tgt_work 1)"
+	check_eq "and their bytes" "$(($(v bytes) + $(v realloc_bytes) + $(v mmap_bytes)))" \
+		"$(heap_of heap.er tgt_work 2)"
+	check_eq "its leaks: the K blocks it never freed" "$(v leaks)" "$(heap_of heap.er tgt_work 3)"
+	check_eq "and their bytes" "$(v leaked_bytes)" "$(heap_of heap.er tgt_work 4)"
+	check_eq "a 1 MiB malloc counts once (glibc's own mmap inside it is not a second one)" \
+		"1 1048576" "$(heap_of heap.er tgt_big 1) $(heap_of heap.er tgt_big 2)"
+	check_eq "gprofng's heap metrics are ours, function by function" "" \
+		"$(diff <(heap_rows_ours heap.er) <(heap_rows_gprofng heap.er))"
+	check "gprofng -leaks: the 7 leaked blocks of 100 bytes, allocated in tgt_alloc" \
+		bash -c "gprofng display text -leaks heap.er 2>/dev/null | grep -A3 'Instances = 7, Bytes Leaked = 700' | grep -q tgt_alloc"
+	"$BC" report heap.er leaks >leaks.txt
+	check "report leaks: the same group, through tgt_alloc" \
+		bash -c "grep -A3 'instances 7, bytes 700' leaks.txt | grep -q tgt_alloc"
+	expect_error "report sync of an experiment without a sync trace" \
+		'has no sync trace \(record it with -s on\)' "$BC" report heap.er sync
+	expect_error "-H takes on or off" "-H takes on or off, not 'yes'" "$BC" record -H yes -- true
+
+	echo "# -H on -P: an allocator already running, counted from attach on"
+	local tp rp
+	"$TGT/heap" 50 2 200 --wait >hp.out 2>&1 &
+	tp=$!
+	wait_for hp.out '^ready'
+	"$BC" record -o hp.er -H on -P $tp >/dev/null 2>hp.err &
+	rp=$!
+	check "record says it attached" wait_for hp.err 'attached to 1 process'
+	kill -USR1 $tp
+	wait_for hp.out '^done'
+	kill -INT $rp
+	wait_gone $rp
+	check_eq "record -H on -P exits 0 after Ctrl-C" 0 $?
+	kill -USR2 $tp
+	wait_gone $tp
+	check "the experiment opens in gprofng" gprofng_ok hp.er
+	check_eq "every allocation of its work after attach" \
+		"$(($(value_of hp.out allocs) + $(value_of hp.out reallocs) + $(value_of hp.out mmaps)))" \
+		"$(heap_of hp.er tgt_work 1)"
+	check_eq "its 2 leaks of 200 bytes" "2 400" "$(heap_of hp.er tgt_work 3) $(heap_of hp.er tgt_work 4)"
+	check "the idle loop's malloc/free pairs balance (at most the one in flight at detach)" \
+		in_range "$(heap_of hp.er tgt_idle 3)" 0 1
+	check "and were seen" in_range "$(heap_of hp.er tgt_idle 1)" 1 1000000
+}
+
+test_sync() {
+	echo "# -s on: two threads contending on a mutex"
+	"$BC" record -q -o sync.er -s on -- "$TGT/contend" 5 20 >sync.out 2>sync.err
+	check_eq "record -s on exits 0" 0 $?
+	check "the experiment opens in gprofng" gprofng_ok sync.er
+	local waited ours theirs
+	waited=$(value_of sync.out waited_ms)
+	ours=$("$BC" report sync.er sync | awk '$NF == "tgt_waiter" { printf "%.3f", $1 }')
+	check "tgt_waiter waited $ours s: the $waited ms it measured around pthread_mutex_lock (to 5%, +5 ms)" \
+		in_range "$ours" "$(awk -v w="$waited" 'BEGIN { print w * 0.95 / 1000 }')" \
+		"$(awk -v w="$waited" 'BEGIN { print (w + 5) / 1000 }')"
+	check "its waits are in pthread_mutex_lock: 5 rounds, 5 waits at least" \
+		in_range "$("$BC" report sync.er sync | awk '$NF == "pthread_mutex_lock" { print $4 }')" 5 100
+	theirs=$(gprofng display text -metrics i.sync:name -functions sync.er 2>/dev/null |
+		awk '$2 == "tgt_waiter" { print $1 }')
+	check_eq "gprofng's Sync Wait Time of tgt_waiter is ours" "$(printf '%.3f' "$ours")" "$(printf '%.3f' "$theirs")"
+	"$BC" record -q -o sync2.er -s 1000000 -- "$TGT/contend" 2 5 >/dev/null 2>&1
+	check_eq "a 1 s threshold: no wait recorded" 0 \
+		"$("$BC" report sync2.er sync | awk '/^Sync waits:/ { print $3 }')"
+	expect_error "-s takes on, off, all or microseconds" "-s takes on, off, all or a threshold" \
+		"$BC" record -s -5 -- true
+	echo "# --offcpu: the same contention is User Lock time"
+	"$BC" record -q -o lock.er --offcpu -- "$TGT/contend" 5 20 >lock.out 2>&1
+	# The futex waits are inside libc, which has no frame pointers: their
+	# stacks stop there, so the check is on the total: the waiter's wait and
+	# main's join (the whole run) at least, each thread within a 1 ms tick.
+	local lock_total
+	lock_total=$(gp_metric lock.er e.lock '<Total>')
+	check "gprofng: User Lock $lock_total s: at least the waiter's $(value_of lock.out waited_ms) ms and main's join" \
+		in_range "$lock_total" "$(awk -v w="$(value_of lock.out waited_ms)" 'BEGIN { print 2 * w / 1000 - 0.003 }')" 1
+	check "and report offcpu's exact User Lock agrees to 3 ms" in_range \
+		"$("$BC" report lock.er offcpu | awk -v g="$lock_total" '/^Off-CPU:/ { print $16 - g }')" 0 0.003
+	expect_error "report heap of an experiment without a heap trace" \
+		'has no heap trace \(record it with -H on\)' "$BC" report sync.er heap
+}

@@ -552,7 +552,7 @@ static void test_gprofng(void **state)
 			fail_msg("gprofng: %s", line);
 		no_errors |= strcmp(line, "No errors\n") == 0;
 		lost_line |=
-			strcmp(line, "bpfcollect: lost func=1 syscall=3 proc=0 sample=0 sched=0 events=3\n") == 0;
+			strcmp(line, "bpfcollect: lost func=1 syscall=3 proc=0 sample=0 sched=0 heap=0 sync=0 io=0 events=3\n") == 0;
 		command_line |= strstr(line, "bpfcollect: command: /usr/bin/demo 'two words'") != 0;
 	}
 	assert_int_equal(pclose(p), 0);

@@ -190,23 +190,35 @@ static char *packet(struct er_trace_file *f, uint16_t size, uint16_t type,
 	return b;
 }
 
-int er_traces_add_heap(struct er_traces *t, struct er_profile *frames, const struct bc_rec_heap *r)
+/* The stack and head of one packet of kind k; NULL when k is not traced or on error (*rc). */
+static char *begin(struct er_traces *t, enum er_trace_kind k, struct er_profile *frames,
+		   const struct bc_rec_head *h, uint64_t pc, const __u64 *ips, size_t n, int *rc)
 {
-	struct er_trace_file *f = &t->f[ER_TRACE_HEAP];
+	static const uint16_t size[ER_TRACE_NR] = {BC_ER_HEAP_SIZE, BC_ER_SYNC_SIZE};
+	static const uint16_t type[ER_TRACE_NR] = {BC_ER_HEAP_PACKET, BC_ER_SYNC_PACKET};
+	struct er_trace_file *f = &t->f[k];
 	uint64_t uid;
 	char *b;
-	int rc;
 
-	if (f->fd < 0)
-		return 0;
-	if (f->err)
-		return f->err;
-	rc = trace_stack(frames, r->pc, r->ips, r->n_user, &uid);
-	if (rc < 0)
-		return rc;
-	b = packet(f, BC_ER_HEAP_SIZE, BC_ER_HEAP_PACKET, &r->h, uid);
+	*rc = f->fd < 0 ? 0 : f->err;
+	if (f->fd < 0 || f->err)
+		return NULL;
+	*rc = trace_stack(frames, pc, ips, n, &uid);
+	if (*rc < 0)
+		return NULL;
+	b = packet(f, size[k], type[k], h, uid);
 	if (!b)
-		return f->err;
+		*rc = f->err;
+	return b;
+}
+
+int er_traces_add_heap(struct er_traces *t, struct er_profile *frames, const struct bc_rec_heap *r)
+{
+	int rc;
+	char *b = begin(t, ER_TRACE_HEAP, frames, &r->h, r->pc, r->ips, r->n_user, &rc);
+
+	if (!b)
+		return rc;
 	put32(b + 48, r->htype);
 	put64(b + 56, r->size);
 	put64(b + 64, r->addr);
@@ -216,21 +228,11 @@ int er_traces_add_heap(struct er_traces *t, struct er_profile *frames, const str
 
 int er_traces_add_sync(struct er_traces *t, struct er_profile *frames, const struct bc_rec_sync *r)
 {
-	struct er_trace_file *f = &t->f[ER_TRACE_SYNC];
-	uint64_t uid;
-	char *b;
 	int rc;
+	char *b = begin(t, ER_TRACE_SYNC, frames, &r->h, r->pc, r->ips, r->n_user, &rc);
 
-	if (f->fd < 0)
-		return 0;
-	if (f->err)
-		return f->err;
-	rc = trace_stack(frames, r->pc, r->ips, r->n_user, &uid);
-	if (rc < 0)
-		return rc;
-	b = packet(f, BC_ER_SYNC_SIZE, BC_ER_SYNC_PACKET, &r->h, uid);
 	if (!b)
-		return f->err;
+		return rc;
 	put64(b + 48, r->start_ktime);
 	put64(b + 56, r->object);
 	return 0;

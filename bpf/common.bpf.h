@@ -52,6 +52,10 @@ struct task_state {
 	__u64 sync_start;
 	__u64 sync_sp;
 	__u64 sync_pc;
+	/* io.bpf.c: the I/O system call in progress (io_start != 0) */
+	__u64 io_start;
+	__u32 io_nr;
+	__u32 io_pad;
 };
 
 /* The agent sizes it (power of two, multiple of the page size) before load. */

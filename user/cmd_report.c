@@ -17,6 +17,7 @@
 #include "bpfcollect/report_offcpu.h"
 #include "bpfcollect/report_procs.h"
 #include "bpfcollect/report_profile.h"
+#include "bpfcollect/report_io.h"
 #include "bpfcollect/report_traces.h"
 #include "bpfcollect/report_tree.h"
 #include "bpfcollect/sink_calls.h"
@@ -57,6 +58,8 @@ static const char report_usage[] =
 	"              them, biggest first (record -H on), as gprofng -leaks\n"
 	"  sync        time waited in locks, condition waits, joins and\n"
 	"              semaphores by function (record -s on)\n"
+	"  io          read, write, other and error time, bytes and counts by\n"
+	"              file (record -i on), as gprofng -ioactivity\n"
 	"  offcpu      time off CPU (record -k, -a or --offcpu), split into\n"
 	"              blocked (Sleep) and waiting for a CPU (Wait CPU): by\n"
 	"              thread, by the syscall it was in, and by function from\n"
@@ -91,6 +94,7 @@ enum view {
 	VIEW_HEAP = 8192,
 	VIEW_LEAKS = 16384,
 	VIEW_SYNC = 32768,
+	VIEW_IO = 65536,
 	VIEW_TREE_VIEWS = VIEW_CALLTREE | VIEW_CALLERS_CALLEES | VIEW_THREADS,
 };
 
@@ -128,6 +132,8 @@ static int parse_view(const char *s)
 		return VIEW_LEAKS;
 	if (!strcmp(s, "sync"))
 		return VIEW_SYNC;
+	if (!strcmp(s, "io"))
+		return VIEW_IO;
 	return -EINVAL;
 }
 
@@ -345,7 +351,7 @@ int bc_cmd_report(int argc, char **argv)
 		if (v < 0) {
 			bc_error("report: unknown view '%s'; views: header functions syscalls "
 				 "events calls FUNC calltree callers-callees FUNC threads overview "
-				 "objects profile procs offcpu heap leaks sync",
+				 "objects profile procs offcpu heap leaks sync io",
 				 argv[optind]);
 			return 2;
 		}
@@ -489,6 +495,11 @@ int bc_cmd_report(int argc, char **argv)
 			bc_error("%s", err);
 			goto out;
 		}
+	}
+	if ((views & VIEW_IO) &&
+	    bc_report_io(exp, descendants, top, stdout, err, sizeof(err)) < 0) {
+		bc_error("%s", err);
+		goto out;
 	}
 	if ((views & VIEW_OBJECTS) &&
 	    bc_report_objects(exp, descendants, stdout, err, sizeof(err)) < 0) {

@@ -156,7 +156,8 @@ static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 static bool is_user_level(const struct bc_rec_head *h)
 {
 	return h->kind == BC_REC_FUNC_ENTRY || h->kind == BC_REC_FUNC_RETURN ||
-	       h->kind == BC_REC_PROFILE || h->kind == BC_REC_HEAP || h->kind == BC_REC_SYNC;
+	       h->kind == BC_REC_PROFILE || h->kind == BC_REC_HEAP || h->kind == BC_REC_SYNC ||
+	       h->kind == BC_REC_IO;
 }
 
 /* Off-CPU time on a user stack: kept whole in the founder, as clock data in the process's. */

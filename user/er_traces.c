@@ -9,9 +9,9 @@
 #include "bpfcollect/er_traces.h"
 
 #define BUF_FLUSH  (64u << 10)
-#define MAX_PACKET 128
+#define MAX_PACKET (BC_ER_IO_SIZE + BC_PATH_LEN + 8)
 
-static const char *const file_names[ER_TRACE_NR] = {"heaptrace", "synctrace"};
+static const char *const file_names[ER_TRACE_NR] = {"heaptrace", "synctrace", "iotrace"};
 
 static const char common_fields[] =
 	"<field name=\"LWPID\" uname=\"Lightweight process id\" offset=\"8\" type=\"INT64\"/>\n"
@@ -21,7 +21,7 @@ static const char common_fields[] =
 	"type=\"INT64\"/>\n"
 	"<field name=\"FRINFO\" offset=\"40\" type=\"INT64\"/>\n";
 
-int er_traces_decl(char *buf, size_t len, bool heap, bool sync, uint32_t sync_threshold_us)
+int er_traces_decl(char *buf, size_t len, bool heap, bool sync, uint32_t sync_threshold_us, bool io)
 {
 	size_t n = 0;
 	int k;
@@ -62,12 +62,37 @@ int er_traces_decl(char *buf, size_t len, bool heap, bool sync, uint32_t sync_th
 			return k;
 		n += (size_t)k;
 	}
+	if (io) {
+		k = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0,
+			     "<profile name=\"iotrace\">\n"
+			     "<profdata fname=\"iotrace\"/>\n"
+			     "<profpckt kind=\"%d\" uname=\"IO tracing data\">\n%s"
+			     "<field name=\"IOTYPE\" uname=\"IO trace function type\" "
+			     "offset=\"48\" type=\"INT32\"/>\n"
+			     "<field name=\"IOFD\" uname=\"File descriptor\" offset=\"52\" "
+			     "type=\"INT32\"/>\n"
+			     "<field name=\"IONBYTE\" uname=\"Number of bytes\" offset=\"56\" "
+			     "type=\"INT64\"/>\n"
+			     "<field name=\"IORQST\" uname=\"Time of IO requested\" offset=\"64\" "
+			     "type=\"INT64\"/>\n"
+			     "<field name=\"IOOFD\" uname=\"Original file descriptor\" "
+			     "offset=\"72\" type=\"INT32\"/>\n"
+			     "<field name=\"IOFSTYPE\" uname=\"File system type\" offset=\"76\" "
+			     "type=\"INT32\"/>\n"
+			     "<field name=\"IOFNAME\" uname=\"File name\" offset=\"80\" "
+			     "type=\"STRING\"/>\n"
+			     "</profpckt>\n</profile>\n",
+			     BC_ER_IO_PACKET, common_fields);
+		if (k < 0)
+			return k;
+		n += (size_t)k;
+	}
 	return (int)n;
 }
 
-int er_traces_open(struct er_traces *t, int dirfd, bool heap, bool sync)
+int er_traces_open(struct er_traces *t, int dirfd, bool heap, bool sync, bool io)
 {
-	bool want[ER_TRACE_NR] = {heap, sync};
+	bool want[ER_TRACE_NR] = {heap, sync, io};
 
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < ER_TRACE_NR; i++)
@@ -190,12 +215,16 @@ static char *packet(struct er_trace_file *f, uint16_t size, uint16_t type,
 	return b;
 }
 
-/* The stack and head of one packet of kind k; NULL when k is not traced or on error (*rc). */
-static char *begin(struct er_traces *t, enum er_trace_kind k, struct er_profile *frames,
-		   const struct bc_rec_head *h, uint64_t pc, const __u64 *ips, size_t n, int *rc)
+/*
+ * The stack and head of one packet of kind k, size bytes; NULL when k is
+ * not traced or on error (*rc).
+ */
+static char *begin(struct er_traces *t, enum er_trace_kind k, uint16_t size,
+		   struct er_profile *frames, const struct bc_rec_head *h, uint64_t pc,
+		   const __u64 *ips, size_t n, int *rc)
 {
-	static const uint16_t size[ER_TRACE_NR] = {BC_ER_HEAP_SIZE, BC_ER_SYNC_SIZE};
-	static const uint16_t type[ER_TRACE_NR] = {BC_ER_HEAP_PACKET, BC_ER_SYNC_PACKET};
+	static const uint16_t type[ER_TRACE_NR] = {BC_ER_HEAP_PACKET, BC_ER_SYNC_PACKET,
+						   BC_ER_IO_PACKET};
 	struct er_trace_file *f = &t->f[k];
 	uint64_t uid;
 	char *b;
@@ -206,7 +235,7 @@ static char *begin(struct er_traces *t, enum er_trace_kind k, struct er_profile 
 	*rc = trace_stack(frames, pc, ips, n, &uid);
 	if (*rc < 0)
 		return NULL;
-	b = packet(f, size[k], type[k], h, uid);
+	b = packet(f, size, type[k], h, uid);
 	if (!b)
 		*rc = f->err;
 	return b;
@@ -215,7 +244,8 @@ static char *begin(struct er_traces *t, enum er_trace_kind k, struct er_profile 
 int er_traces_add_heap(struct er_traces *t, struct er_profile *frames, const struct bc_rec_heap *r)
 {
 	int rc;
-	char *b = begin(t, ER_TRACE_HEAP, frames, &r->h, r->pc, r->ips, r->n_user, &rc);
+	char *b = begin(t, ER_TRACE_HEAP, BC_ER_HEAP_SIZE, frames, &r->h, r->pc, r->ips, r->n_user,
+			&rc);
 
 	if (!b)
 		return rc;
@@ -229,11 +259,54 @@ int er_traces_add_heap(struct er_traces *t, struct er_profile *frames, const str
 int er_traces_add_sync(struct er_traces *t, struct er_profile *frames, const struct bc_rec_sync *r)
 {
 	int rc;
-	char *b = begin(t, ER_TRACE_SYNC, frames, &r->h, r->pc, r->ips, r->n_user, &rc);
+	char *b = begin(t, ER_TRACE_SYNC, BC_ER_SYNC_SIZE, frames, &r->h, r->pc, r->ips, r->n_user,
+			&rc);
 
 	if (!b)
 		return rc;
 	put64(b + 48, r->start_ktime);
 	put64(b + 56, r->object);
+	return 0;
+}
+
+/* The path in r, NUL-terminated within name_len and the record; "" when there is none. */
+const char *er_traces_io_name(const struct bc_rec_io *r, size_t *len)
+{
+	size_t off = sizeof(*r) + 8 * (size_t)r->n_user;
+	const char *name = (const char *)r + off;
+	size_t max = r->h.size > off ? r->h.size - off : 0;
+
+	if (max > r->name_len)
+		max = r->name_len;
+	*len = max ? strnlen(name, max) : 0;
+	if (*len == max) /* no NUL inside: keep what is whole */
+		*len = max ? max - 1 : 0;
+	return *len ? name : "";
+}
+
+int er_traces_add_io(struct er_traces *t, struct er_profile *frames, const struct bc_rec_io *r)
+{
+	size_t name_len, n = r->n_user;
+	const char *name = er_traces_io_name(r, &name_len);
+	uint16_t size;
+	int rc;
+	char *b;
+
+	if (sizeof(*r) + 8 * n > r->h.size)
+		return -EINVAL;
+	/* 80 bytes, the name and its NUL, rounded to 8: gprofng's 88 without a name */
+	size = (uint16_t)((BC_ER_IO_SIZE + name_len + 1 + 7) & ~(size_t)7);
+	/* frame 0 is the exact pc in the system call's wrapper */
+	b = begin(t, ER_TRACE_IO, size, frames, &r->h, n ? r->ips[0] : 0, n ? r->ips + 1 : NULL,
+		  n ? n - 1 : 0, &rc);
+	if (!b)
+		return rc;
+	put32(b + 48, r->iotype);
+	put32(b + 52, (uint32_t)r->fd);
+	put64(b + 56, r->nbyte);
+	put64(b + 64, r->start_ktime);
+	put32(b + 72, (uint32_t)r->ofd);
+	put32(b + 76, r->fstype);
+	memcpy(b + 80, name, name_len);
 	return 0;
 }

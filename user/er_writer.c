@@ -473,11 +473,11 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 		er_profile_decl(decl, sizeof(decl), ptimer, w->offcpu_clock);
 		er_sb_printf(&b, "%s", decl);
 	}
-	traces = s->root_pid && (s->heap || s->sync);
+	traces = s->root_pid && (s->heap || s->sync || s->io);
 	if (traces) {
 		char decl[4096];
 
-		er_traces_decl(decl, sizeof(decl), s->heap, s->sync, s->sync_threshold_us);
+		er_traces_decl(decl, sizeof(decl), s->heap, s->sync, s->sync_threshold_us, s->io);
 		er_sb_printf(&b, "%s", decl);
 	}
 	wall = ((int64_t)s->start_ktime + s->wall_offset_ns) / (int64_t)NSEC_PER_SEC;
@@ -496,7 +496,7 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	if (!err && (ptimer || traces))
 		err = profile_begin(w, ptimer, s->profile_us != 0);
 	if (!err && traces)
-		err = er_traces_open(&w->traces, w->dirfd, s->heap, s->sync);
+		err = er_traces_open(&w->traces, w->dirfd, s->heap, s->sync, s->io);
 	return err;
 }
 
@@ -520,7 +520,7 @@ static int er_event(struct bc_sink *sink, const struct bc_event *ev)
 			       ? er_profile_add(&w->profile, (const struct bc_rec_profile *)h)
 			       : 0;
 	}
-	if (h->kind == BC_REC_HEAP || h->kind == BC_REC_SYNC) {
+	if (h->kind == BC_REC_HEAP || h->kind == BC_REC_SYNC || h->kind == BC_REC_IO) {
 		if (h->ktime > w->last_ktime)
 			w->last_ktime = h->ktime;
 		if (!w->profiling)
@@ -531,6 +531,9 @@ static int er_event(struct bc_sink *sink, const struct bc_event *ev)
 		if (h->kind == BC_REC_SYNC && h->size >= sizeof(struct bc_rec_sync))
 			return er_traces_add_sync(&w->traces, &w->profile,
 						  (const struct bc_rec_sync *)h);
+		if (h->kind == BC_REC_IO && h->size >= sizeof(struct bc_rec_io))
+			return er_traces_add_io(&w->traces, &w->profile,
+						(const struct bc_rec_io *)h);
 		return 0;
 	}
 	if (h->kind == BC_REC_OFFCPU && h->size >= sizeof(struct bc_rec_offcpu)) {

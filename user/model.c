@@ -95,6 +95,8 @@ size_t bc_rec_min_size(unsigned int kind)
 		return sizeof(struct bc_rec_heap);
 	case BC_REC_SYNC:
 		return sizeof(struct bc_rec_sync);
+	case BC_REC_IO:
+		return sizeof(struct bc_rec_io);
 	default:
 		return 0;
 	}
@@ -171,6 +173,16 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
 
 		if (y->n_user > BC_SYNC_MAX_FRAMES || h->size != sizeof(*y) + 8u * y->n_user ||
 		    y->fn >= BC_SYNC_FN_NR || y->start_ktime > h->ktime)
+			return -EINVAL;
+		break;
+	}
+	case BC_REC_IO: {
+		const struct bc_rec_io *o = (const void *)h;
+		size_t want =
+			sizeof(*o) + 8u * o->n_user + (((size_t)o->name_len + 7) & ~(size_t)7);
+
+		if (o->n_user > BC_IO_MAX_FRAMES || o->name_len > BC_PATH_LEN || h->size != want ||
+		    o->iotype >= BC_IO_ERROR_OFFSET * 2 || o->start_ktime > h->ktime)
 			return -EINVAL;
 		break;
 	}

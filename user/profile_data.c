@@ -13,6 +13,7 @@
 #define CLOCK_PACKET	  8
 #define SYNC_PACKET	  2
 #define HEAP_PACKET	  5
+#define IO_PACKET	  19
 #define STACK_INFO	  1
 #define INFO_COMPRESSED	  0x80000000U
 #define KERNEL_SYMS_LIMIT 4000000
@@ -224,17 +225,68 @@ static int parse_traces(struct bc_prof_data *d, const char *b, size_t len, bool 
 	return 0;
 }
 
-static int read_traces(const char *exp, struct bc_prof_data *d, bool heap, char *err, size_t errlen)
+/* I/O packets (kind 19): 80 bytes, then the file name up to the packet's end. */
+static int parse_io(struct bc_prof_data *d, const char *b, size_t len)
 {
-	const char *name = heap ? "heaptrace" : "synctrace";
+	size_t off = 0, cap = 0;
+
+	while (off + 4 <= len) {
+		uint16_t tsize = get16(b + off), type = get16(b + off + 2);
+
+		if (tsize < 4 || (tsize & 3) || off + tsize > len) {
+			d->bad_packets++;
+			break;
+		}
+		if (type == IO_PACKET && tsize >= 80) {
+			struct bc_io_event e = {
+				.tid = get64(b + off + 16),
+				.tstamp = get64(b + off + 32),
+				.frinfo = get64(b + off + 40),
+				.type = (int32_t)get32(b + off + 48),
+				.fd = (int32_t)get32(b + off + 52),
+				.nbyte = get64(b + off + 56),
+				.start = get64(b + off + 64),
+				.ofd = (int32_t)get32(b + off + 72),
+				.fstype = (int32_t)get32(b + off + 76),
+			};
+			size_t nlen = strnlen(b + off + 80, tsize - 80u);
+
+			if (nlen) {
+				e.name = strndup(b + off + 80, nlen);
+				if (!e.name)
+					return -ENOMEM;
+			}
+			if (d->n_io == cap) {
+				size_t ncap = cap ? cap * 2 : 1024;
+				struct bc_io_event *nv = realloc(d->io, ncap * sizeof(*nv));
+
+				if (!nv) {
+					free(e.name);
+					return -ENOMEM;
+				}
+				d->io = nv;
+				cap = ncap;
+			}
+			d->io[d->n_io++] = e;
+		}
+		off += tsize;
+	}
+	return 0;
+}
+
+static int read_traces(const char *exp, struct bc_prof_data *d, const char *name, char *err,
+		       size_t errlen)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	int rc = read_whole(exp, name, &buf, &len);
 
 	if (rc == -ENOENT)
 		return 0;
-	if (rc == 0)
-		rc = parse_traces(d, buf, len, heap);
+	if (rc == 0 && !strcmp(name, "iotrace"))
+		rc = parse_io(d, buf, len);
+	else if (rc == 0)
+		rc = parse_traces(d, buf, len, !strcmp(name, "heaptrace"));
 	if (rc < 0)
 		snprintf(err, errlen, "%s/%s: %s", exp, name, strerror(-rc));
 	free(buf);
@@ -256,7 +308,8 @@ int bc_prof_data_read(const char *exp, struct bc_prof_data *d, char *err, size_t
 	d->ptimer_us = find_ptimer(log);
 	d->has_heap = strstr(log, "<profile name=\"heaptrace\"") != NULL;
 	d->has_sync = strstr(log, "<profile name=\"synctrace\"") != NULL;
-	if (!d->ptimer_us && !d->has_heap && !d->has_sync)
+	d->has_io = strstr(log, "<profile name=\"iotrace\"") != NULL;
+	if (!d->ptimer_us && !d->has_heap && !d->has_sync && !d->has_io)
 		goto out;
 	rc = read_whole(exp, "data.frameinfo", &d->frame_buf, &len);
 	if (rc == 0) {
@@ -280,9 +333,11 @@ int bc_prof_data_read(const char *exp, struct bc_prof_data *d, char *err, size_t
 		}
 	}
 	if (d->has_heap)
-		rc = read_traces(exp, d, true, err, errlen);
+		rc = read_traces(exp, d, "heaptrace", err, errlen);
 	if (rc == 0 && d->has_sync)
-		rc = read_traces(exp, d, false, err, errlen);
+		rc = read_traces(exp, d, "synctrace", err, errlen);
+	if (rc == 0 && d->has_io)
+		rc = read_traces(exp, d, "iotrace", err, errlen);
 out:
 	free(log);
 	free(clock);
@@ -313,6 +368,9 @@ void bc_prof_data_free(struct bc_prof_data *d)
 	free(d->samples);
 	free(d->heap);
 	free(d->sync);
+	for (size_t i = 0; i < d->n_io; i++)
+		free(d->io[i].name);
+	free(d->io);
 	memset(d, 0, sizeof(*d));
 }
 

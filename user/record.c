@@ -36,6 +36,7 @@
 #include "bpfcollect/model.h"
 #include "bpfcollect/probeable.h"
 #include "bpfcollect/procinfo.h"
+#include "bpfcollect/iofds.h"
 #include "bpfcollect/procmaps.h"
 #include "bpfcollect/mapset.h"
 #include "bpfcollect/outputs.h"
@@ -115,10 +116,10 @@ static int resolve_functions(struct recorder *r, const char *exe, int pid, char 
 			return rc;
 	}
 	/*
-	 * -p, -H or -s alone record that, as collect does: functions are traced
+	 * -p, -H, -s or -i alone record that, as collect does: functions are traced
 	 * when -u names them.
 	 */
-	if ((o->profile_us || o->heap || o->sync) && o->n_specs == 0)
+	if ((o->profile_us || o->heap || o->sync || o->io) && o->n_specs == 0)
 		return bc_capture_plan(exe, pid, o, &r->funcs, err, errlen);
 	rc = bc_symbols_resolve(exe, pid, o->specs, o->n_specs, &r->funcs, err, errlen);
 	if (rc == -ENOENT && o->n_specs == 0 && o->syscalls) {
@@ -200,6 +201,15 @@ static int prepare_attach(struct recorder *r, uint32_t **roots_out, char *err, s
 	r->attached = true;
 	r->root_exec_seen = true; /* no launcher runs before the user's code */
 	return 0;
+}
+
+/* -i with -P: a file the process had open before, as if opened now. */
+static int add_inherited_fd(void *ctx, const struct bc_rec_io *rec)
+{
+	struct recorder *r = ctx;
+
+	bc_recorder_on_record(r, (void *)rec, rec->h.size);
+	return r->sink_error;
 }
 
 /* The initial map.xml of an attached process: what it has mapped already. */
@@ -419,6 +429,7 @@ int bc_cmd_record(int argc, char **argv)
 		.heap = r.heap_funcs.n > 0,
 		.sync = r.sync_funcs.n > 0,
 		.sync_threshold_us = opts.sync_threshold_us,
+		.io = opts.io,
 	};
 	sess.wall_offset_ns = (int64_t)(bc_now_ns(CLOCK_REALTIME) - bc_now_ns(CLOCK_MONOTONIC));
 	rc = bc_sink_begin(r.sink, &sess);
@@ -437,6 +448,16 @@ int bc_cmd_record(int argc, char **argv)
 			if (rc < 0 && rc != -ESRCH) {
 				snprintf(err, sizeof(err),
 					 "process %u: cannot read its mappings: %s", r.roots[i],
+					 strerror(-rc));
+				r.sink_error = rc;
+				break;
+			}
+			rc = opts.io ? bc_iofds_seed("/proc", r.roots[i], start_ktime,
+						     add_inherited_fd, &r)
+				     : 0;
+			if (rc < 0 && rc != -ESRCH && !r.sink_error) {
+				snprintf(err, sizeof(err),
+					 "process %u: cannot read its open files: %s", r.roots[i],
 					 strerror(-rc));
 				r.sink_error = rc;
 				break;

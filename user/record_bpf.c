@@ -63,6 +63,8 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	/* Every context switch of the system runs these: only when asked for. */
 	bpf_program__set_autoload(r->skel->progs.sched_switch, r->opts->offcpu);
 	bpf_program__set_autoload(r->skel->progs.sched_wakeup, r->opts->offcpu);
+	bpf_program__set_autoload(r->skel->progs.io_sys_enter, r->opts->io);
+	bpf_program__set_autoload(r->skel->progs.io_sys_exit, r->opts->io);
 	/* sys_exit also follows mmap/munmap for map.xml: it is always there. */
 	if (!r->opts->syscalls)
 		bpf_program__set_autoload(r->skel->progs.sys_enter, false);
@@ -96,14 +98,16 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 			return rc;
 		}
 	}
-	struct bpf_program *always[] = {r->skel->progs.proc_fork,   r->skel->progs.proc_exec,
-					r->skel->progs.proc_exit,   r->skel->progs.sys_exit,
-					r->skel->progs.sys_enter,   r->skel->progs.sched_switch,
-					r->skel->progs.sched_wakeup};
-	struct bpf_link **links[] = {&r->skel->links.proc_fork,	  &r->skel->links.proc_exec,
-				     &r->skel->links.proc_exit,	  &r->skel->links.sys_exit,
-				     &r->skel->links.sys_enter,	  &r->skel->links.sched_switch,
-				     &r->skel->links.sched_wakeup};
+	struct bpf_program *always[] = {r->skel->progs.proc_fork,    r->skel->progs.proc_exec,
+					r->skel->progs.proc_exit,    r->skel->progs.sys_exit,
+					r->skel->progs.sys_enter,    r->skel->progs.sched_switch,
+					r->skel->progs.sched_wakeup, r->skel->progs.io_sys_enter,
+					r->skel->progs.io_sys_exit};
+	struct bpf_link **links[] = {&r->skel->links.proc_fork,	   &r->skel->links.proc_exec,
+				     &r->skel->links.proc_exit,	   &r->skel->links.sys_exit,
+				     &r->skel->links.sys_enter,	   &r->skel->links.sched_switch,
+				     &r->skel->links.sched_wakeup, &r->skel->links.io_sys_enter,
+				     &r->skel->links.io_sys_exit};
 
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
 		if (!bpf_program__autoload(always[i]))

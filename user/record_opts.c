@@ -47,6 +47,10 @@ const char bc_record_usage[] =
 	"  -s on|off|all|US   sync wait tracing: pthread_mutex_lock, cond waits,\n"
 	"                     pthread_join, sem_wait, rwlocks that waited US\n"
 	"                     microseconds or more (on 20, all 0) (report sync)\n"
+	"  -i on|off          I/O tracing: read, write, open, close, dup, pipe,\n"
+	"                     socket, fsync, lseek ... system calls with bytes,\n"
+	"                     file names, file system and errors, and the\n"
+	"                     caller's stack (gprofng's iotrace; report io)\n"
 	"  -t SECONDS         stop recording after SECONDS (suffix s or m allowed);\n"
 	"                     a launched command then runs on untraced\n"
 	"  -o NAME            experiment name (default test.1.er; an existing\n"
@@ -252,8 +256,8 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		return bad(err, errlen, "%s", "out of memory");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:H:s:akqvh", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:H:s:i:akqvh", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->exp_name = optarg;
@@ -348,6 +352,11 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
 				return bad(err, errlen, "-H takes on or off, not '%s'", optarg);
 			o->heap = !strcmp(optarg, "on");
+			break;
+		case 'i':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return bad(err, errlen, "-i takes on or off, not '%s'", optarg);
+			o->io = !strcmp(optarg, "on");
 			break;
 		case 's':
 			if (parse_sync(optarg, o) < 0)

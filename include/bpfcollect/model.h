@@ -117,6 +117,7 @@ struct bc_session {
 	bool heap;		/* -H: allocator calls (heaptrace) */
 	bool sync;		/* -s: waits (synctrace) */
 	uint32_t sync_threshold_us;
+	bool io; /* -i: I/O system calls (iotrace) */
 };
 
 /* What is known when recording ends. */

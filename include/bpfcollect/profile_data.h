@@ -2,8 +2,8 @@
 /*
  * Reading a clock profile back from an experiment, as gprofng reads it
  * (gprofng-format.md §3.1, §5, §5.1): ptimer from log.xml's <profile>
- * block, clock packets from `profile`, heap and sync packets from
- * `heaptrace` and `synctrace`, stacks from `data.frameinfo`, kernel
+ * block, clock packets from `profile`, heap, sync and I/O packets from
+ * `heaptrace`, `synctrace` and `iotrace`, stacks from `data.frameinfo`, kernel
  * symbols from `kallmodsyms`. Every file is untrusted: a bad packet ends the
  * read of its file with what came before; nothing is read out of bounds.
  */
@@ -34,11 +34,21 @@ struct bc_trace_event {
 	uint64_t start;	     /* sync: SRQST */
 };
 
+/* An I/O packet (gprofng-format.md §5). */
+struct bc_io_event {
+	uint64_t tid, tstamp, frinfo;
+	int32_t type, fd, ofd, fstype; /* IOTYPE, IOFD, IOOFD, IOFSTYPE */
+	uint64_t nbyte, start;	       /* IONBYTE, IORQST */
+	char *name;		       /* IOFNAME; NULL when empty */
+};
+
 struct bc_prof_data {
 	uint32_t ptimer_us;		    /* 0: the experiment has no clock profile */
-	bool has_heap, has_sync;	    /* log.xml declares heaptrace, synctrace */
+	bool has_heap, has_sync, has_io;    /* log.xml declares heaptrace, synctrace, iotrace */
 	struct bc_trace_event *heap, *sync; /* in file order */
 	size_t n_heap, n_sync;
+	struct bc_io_event *io; /* in file order */
+	size_t n_io;
 	char *frame_buf;
 	struct bc_prof_stack *stacks; /* sorted by uid */
 	size_t n_stacks;

@@ -38,6 +38,7 @@ enum bc_rec_kind {
 	BC_REC_PROC_NAME = 0x10f,    /* written by the agent: a process seen first mid-life */
 	BC_REC_HEAP = 0x110,         /* an allocator call returned (-H) */
 	BC_REC_SYNC = 0x111,         /* a thread waited on a lock, condition or join (-s) */
+	BC_REC_IO = 0x112,           /* an I/O system call returned (-i) */
 };
 
 /* Loss counters are kept per CPU and per class (index into the array). */
@@ -325,6 +326,87 @@ struct bc_rec_sync {
 	__u64 pc; /* the waiting function's entry */
 	__u16 fn; /* enum bc_sync_fn */
 	__u16 n_user;
+	__u32 pad;
+	__u64 ips[];
+};
+
+/*
+ * BC_REC_IO (-i on): one I/O system call of a traced thread, written at its
+ * exit (h.ktime); start_ktime is its entry (0: a descriptor that was already
+ * open when tracing began, see nr). iotype is gprofng's IOTrace_type: read,
+ * write, open (open, openat, openat2, creat, dup*, fcntl F_DUPFD*, pipe*,
+ * socket, accept*), close, other (lseek, fsync, ftruncate, unlink, ...),
+ * plus BC_IO_ERROR_OFFSET when the call failed (ret = -errno). fd: the
+ * descriptor acted on, or the new one (open, dup); ofd: dup's original,
+ * else -1. nbyte: bytes moved by a read or write that succeeded. fstype:
+ * gprofng's FileSystem_type of the opened file, from its superblock's
+ * magic. ips: the caller's user stack, leaf first (the system call
+ * instruction in its libc wrapper, then return addresses); then name_len
+ * bytes of the path given to open (NUL included; 0 when there is none).
+ * size = 80 + 8 * n_user + name_len rounded up to 8; h.seq is 0.
+ */
+#define BC_IO_MAX_FRAMES 32
+#define BC_IO_NR_INHERITED 0xffffffffu /* nr of an open made up for a descriptor open before */
+
+enum bc_io_type {
+	BC_IO_READ = 0,
+	BC_IO_WRITE = 1,
+	BC_IO_OPEN = 2,
+	BC_IO_CLOSE = 3,
+	BC_IO_OTHER = 4,
+	BC_IO_ERROR_OFFSET = 5, /* READ_ERROR = 5 ... OTHER_ERROR = 9 */
+};
+
+/* gprofng's FileSystem_type values (only those a Linux superblock maps to). */
+enum bc_fs_type {
+	BC_FS_ZFS = 0,
+	BC_FS_NFS = 1,
+	BC_FS_TMPFS = 6,
+	BC_FS_PROCFS = 9,
+	BC_FS_FIFOFS = 10,
+	BC_FS_AUTOFS = 13,
+	BC_FS_SPECFS = 14, /* device files */
+	BC_FS_SOCKFS = 15,
+	BC_FS_EXT4 = 23, /* ext2, ext3 and ext4 share the magic */
+	BC_FS_UNKNOWN = 24,
+};
+
+/* A superblock's magic (statfs f_type) as gprofng's FileSystem_type. */
+static inline __u16 bc_fs_type_of_magic(__u64 magic)
+{
+	switch (magic) {
+	case 0xef53: /* ext2, ext3, ext4 */
+		return BC_FS_EXT4;
+	case 0x01021994:
+		return BC_FS_TMPFS;
+	case 0x9fa0:
+		return BC_FS_PROCFS;
+	case 0x6969:
+		return BC_FS_NFS;
+	case 0x534f434b:
+		return BC_FS_SOCKFS;
+	case 0x50495045: /* pipefs */
+		return BC_FS_FIFOFS;
+	case 0x0187:
+		return BC_FS_AUTOFS;
+	case 0x2fc12fc1:
+		return BC_FS_ZFS;
+	}
+	return BC_FS_UNKNOWN;
+}
+
+struct bc_rec_io {
+	struct bc_rec_head h;
+	__u64 start_ktime;
+	__s64 ret;
+	__u64 nbyte;
+	__s32 fd;
+	__s32 ofd;
+	__u32 nr;      /* the system call */
+	__u16 iotype;  /* enum bc_io_type (+ BC_IO_ERROR_OFFSET) */
+	__u16 fstype;  /* enum bc_fs_type */
+	__u16 n_user;
+	__u16 name_len;
 	__u32 pad;
 	__u64 ips[];
 };

@@ -526,7 +526,7 @@ test_bad_input() {
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
 	demo naming lost args descendants experiment_files prf attach profile kernel system_wide \
-	offcpu_clock heap sync \
+	offcpu_clock heap sync io \
 	unprobeable bad_input; do
 	want "$t" && "test_$t"
 done

@@ -149,3 +149,93 @@ test_sync() {
 	expect_error "report heap of an experiment without a heap trace" \
 		'has no heap trace \(record it with -H on\)' "$BC" report sync.er heap
 }
+
+# Files with bytes and counts (read bytes, reads, written bytes, writes, other, errors, name)
+io_rows_ours() {
+	"$BC" report "$1" io -n 100000 |
+		awk 'NR > 3 { n = $11; for (i = 12; i <= NF; i++) n = n " " $i; print $2, $3, $5, $6, $8, $10, n }' | sort
+}
+io_rows_gprofng() {
+	gprofng display text -metrics e+ioreadbytes:e+ioreadcnt:e+iowritebytes:e+iowritecnt:e+ioothercnt:e+ioerrorcnt \
+		-ioactivity "$1" 2>/dev/null |
+		awk '/^ *[0-9]/ { n = $7; for (i = 8; i <= NF; i++) n = n " " $i; print $1, $2, $3, $4, $5, $6, n }' | sort
+}
+# io_of EXP FILE COLUMN (1 read bytes, 2 reads, 3 written bytes, 4 writes, 5 other, 6 errors), from report io
+io_of() { io_rows_ours "$1" | awk -v f="$2" -v c="$3" '$7 == f { print $c; found = 1 } END { if (!found) print "none" }'; }
+
+test_io() {
+	echo "# -i on: a target writing and reading files"
+	local dir=$PWD/iodir
+	rm -rf "$dir" && mkdir -p "$dir"
+	"$BC" record -q -o io.er -i on -- "$TGT/io" "$dir" >io.out 2>io.err
+	check_eq "record -i on exits 0" 0 $?
+	check "the experiment opens in gprofng" gprofng_ok io.er
+	check "log.xml declares gprofng's iotrace packet" grep -q '<profpckt kind="19" uname="IO tracing data">' io.er/log.xml
+	check_eq "data.out: every byte written, in writes (10 write, 1 writev)" \
+		"$(value_of io.out data_written) 11" "$(io_of io.er "$dir/data.out" 3) $(io_of io.er "$dir/data.out" 4)"
+	check_eq "data.out: every byte read, in reads (to EOF, and a pread)" \
+		"$(value_of io.out data_read) $(($(value_of io.out data_reads) + 1))" \
+		"$(io_of io.er "$dir/data.out" 1) $(io_of io.er "$dir/data.out" 2)"
+	check_eq "data.out: 2 opens and 2 closes" 4 "$(io_of io.er "$dir/data.out" 5)"
+	check_eq "dup.out: the bytes written through a dup of its descriptor" \
+		"$(value_of io.out dup_written)" "$(io_of io.er "$dir/dup.out" 3)"
+	check_eq "the failed open is an error of that path" 1 "$(io_of io.er "$dir/missing/x" 6)"
+	check "the file system of what was opened: /tmp/iodir is ext4 or tmpfs here" \
+		grep -qE "data.out \(FS=(ext4|tmpfs)\)" <("$BC" report io.er io)
+	io_rows_ours io.er >io.ours
+	io_rows_gprofng io.er >io.gprofng
+	check "report io and gprofng -ioactivity agree file by file ($(wc -l <io.ours) files)" \
+		diff io.ours io.gprofng
+	# Stacks: the caller of each libc wrapper is there, frame pointers or not.
+	check_eq "gprofng: tgt_write_file wrote data.out's bytes" \
+		"$(value_of io.out data_written)" "$(gp_metric io.er i+iowritebytes tgt_write_file)"
+	check_eq "gprofng: tgt_read_file read them" \
+		"$(value_of io.out data_read)" "$(gp_metric io.er i+ioreadbytes tgt_read_file)"
+	check_eq "gprofng: open_in made the 3 opens and the one that failed" "3 1" \
+		"$(gp_metric io.er i+ioothercnt open_in) $(gp_metric io.er i+ioerrorcnt open_in)"
+	check_eq "gprofng: tgt_fail's 2 errors, under tgt_io_work" "2 2" \
+		"$(gp_metric io.er i+ioerrorcnt tgt_fail) $(gp_metric io.er i+ioerrorcnt tgt_io_work)"
+	check_eq "gprofng: the pipe's 10 bytes each way in tgt_pipe" "10 10" \
+		"$(gp_metric io.er i+iowritebytes tgt_pipe) $(gp_metric io.er i+ioreadbytes tgt_pipe)"
+
+	echo "# -i on -P: attached to a process with a file open already"
+	rm -rf "$dir" && mkdir -p "$dir"
+	"$TGT/io" "$dir" --wait >iop.out 2>&1 &
+	local tp=$! rp
+	wait_for iop.out '^ready'
+	"$BC" record -o iop.er -i on -P $tp >/dev/null 2>iop.err &
+	rp=$!
+	check "record says it attached" wait_for iop.err 'attached to 1 process'
+	kill -USR1 $tp
+	wait_for iop.out '^done'
+	kill -INT $rp
+	wait_gone $rp
+	check_eq "record -i on -P exits 0 after Ctrl-C" 0 $?
+	kill -USR2 $tp
+	wait_gone $tp
+	check "the experiment opens in gprofng" gprofng_ok iop.er
+	check_eq "early.out, open before the attach, is named: its 333 bytes" 333 \
+		"$(io_of iop.er "$dir/early.out" 3)"
+	check_eq "data.out's bytes after attach" "$(value_of iop.out data_written) $(value_of iop.out data_read)" \
+		"$(io_of iop.er "$dir/data.out" 3) $(io_of iop.er "$dir/data.out" 1)"
+	io_rows_ours iop.er >iop.ours
+	io_rows_gprofng iop.er >iop.gprofng
+	check "and gprofng agrees file by file" diff iop.ours iop.gprofng
+
+	echo "# -i on: a descendant's I/O in its own experiment"
+	rm -rf "$dir" && mkdir -p "$dir"
+	"$BC" record -q -o iod.er -i on -- sh -c "\"$TGT/io\" \"$dir\"; true" >iod.out 2>iod.err
+	check_eq "record -i on of a shell exits 0" 0 $?
+	check "the experiment opens in gprofng" gprofng_ok iod.er
+	check "the io process has a subexperiment with an iotrace" \
+		sh -c 'ls -d iod.er/_*.er/iotrace >/dev/null 2>&1'
+	check_eq "report io over the tree: data.out's bytes" "$(value_of iod.out data_written)" \
+		"$(io_of iod.er "$dir/data.out" 3)"
+	io_rows_ours iod.er >iod.ours
+	io_rows_gprofng iod.er >iod.gprofng
+	check "and gprofng (which loads the descendants) agrees file by file" diff iod.ours iod.gprofng
+
+	expect_error "-i takes on or off" "-i takes on or off, not 'yes'" "$BC" record -i yes -- true
+	expect_error "report io of an experiment without an I/O trace" \
+		'has no I/O trace \(record it with -i on\)' "$BC" report oc.er io
+}

@@ -159,6 +159,7 @@ demo: $(BIN) $(DEMO)
 bench: $(BIN) $(TARGET_BINS)
 	tools/bench.sh $(O)
 	tools/bench-profile.sh $(O)
+	tools/bench-io.sh $(O)
 	tools/bench-untraced.sh $(O)
 
 # ---------------------------------------------------------------- install

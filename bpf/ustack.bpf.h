@@ -99,7 +99,7 @@ static __always_inline bool ustack_is_return(__u64 v)
 	return exec;
 }
 
-/* fp is a frame pointer of the stack above slot: a saved frame pointer and a return address. */
+/* fp is a frame pointer of the stack above slot: a return address above it. */
 static __always_inline bool ustack_is_frame(__u64 fp, __u64 slot)
 {
 	__u64 f[2];
@@ -108,7 +108,8 @@ static __always_inline bool ustack_is_frame(__u64 fp, __u64 slot)
 		return false;
 	if (bpf_probe_read_user(f, sizeof(f), (void *)fp) < 0)
 		return false;
-	return (f[0] == 0 || f[0] > fp) && ustack_is_return(f[1]);
+	/* f[0] may be anything: the frame above may be a frameless libc function's */
+	return ustack_is_return(f[1]);
 }
 
 /* What ustack_syscall() works on: per CPU, being too big for the BPF stack. */
@@ -157,7 +158,7 @@ static long ustack_scan_slot(__u32 i, void *ctx)
 		return 0;
 	}
 	/* a frame pointer the wrapper saved before using rbp for data */
-	if (v > at && v - at <= USTACK_FRAME_SPAN && ustack_is_frame(v, at))
+	if (!s->bp_frame && v > at && v - at <= USTACK_FRAME_SPAN && ustack_is_frame(v, at))
 		s->saved_fp = v;
 	return 0;
 }
@@ -183,6 +184,17 @@ __noinline int ustack_syscall(struct ustack_work *w)
 	if (scan.bp_frame && bpf_probe_read_user(&ret, sizeof(ret), (void *)(fp + 8)) == 0 &&
 	    ustack_calls(ret, w->ip))
 		goto walk;
+	/*
+	 * The common case, cheap: a wrapper without locals (read, write,
+	 * pread64, close ... on their fast path) has its return address at sp.
+	 */
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)w->sp) == 0 &&
+	    ustack_calls(ret, w->ip)) {
+		w->ips[n++] = ret;
+		if (!scan.bp_frame)
+			fp = 0;
+		goto walk;
+	}
 	/* near the top of the stack the whole window may not be mapped */
 	scan.slots = USTACK_SCAN_SLOTS;
 	if (bpf_probe_read_user(w->scan, sizeof(w->scan), (void *)w->sp) < 0) {

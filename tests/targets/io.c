@@ -12,6 +12,9 @@
  * It prints "KEY VALUE" lines: data_written, data_read, data_reads (calls,
  * the one at EOF included), dup_written, pipe_bytes, then "pid P".
  *
+ * io DIR --loop N: N x (pwrite 64 bytes, pread 64 bytes) on DIR/loop.out,
+ * then "loop_ns NS", the loop alone (tools/bench-io.sh).
+ *
  * With --wait it first opens DIR/early.out, prints "ready" and waits for
  * SIGUSR1; it then writes 333 bytes to early.out (opened before any trace
  * attached) in tgt_early_write, does its work, prints "done" and waits for
@@ -22,10 +25,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "traced.h"
@@ -150,6 +155,30 @@ TRACED static void tgt_io_work(const char *dir)
 	__asm__ volatile("" ::: "memory"); /* no tail call: tgt_io_work stays on the stack */
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int io_loop(const char *dir, long n)
+{
+	int fd = open_in(dir, "loop.out", O_RDWR | O_CREAT | O_TRUNC);
+	uint64_t t0;
+
+	must(fd, "open loop.out");
+	t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		must(pwrite(fd, buf, 64, 0), "pwrite");
+		must(pread(fd, buf, 64, 0), "pread");
+	}
+	printf("loop_ns %llu\n", (unsigned long long)(now_ns() - t0));
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	bool wait = argc > 2 && !strcmp(argv[2], "--wait");
@@ -160,6 +189,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memset(buf, 'x', sizeof(buf));
+	if (argc > 3 && !strcmp(argv[2], "--loop"))
+		return io_loop(argv[1], atol(argv[3]));
 	if (wait) {
 		signal(SIGUSR1, on_signal);
 		signal(SIGUSR2, on_signal);

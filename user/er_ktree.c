@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bpfcollect/er_profile.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"
@@ -176,6 +177,19 @@ static int child_event(struct er_ktree *t, const struct bc_event *ev)
 
 	if (!p)
 		return -ENOMEM;
+	/*
+	 * Off-CPU time under one clock tick makes no clock packet (it is
+	 * carried to the thread's next interval): it alone opens no
+	 * subexperiment, which would stay empty. The founder keeps it.
+	 */
+	if (!p->writer && is_offcpu_on_user_stack(h)) {
+		const struct bc_rec_offcpu *o = (const void *)h;
+		uint64_t tick_ns =
+			1000ull * (t->sess.profile_us ? t->sess.profile_us : BC_ER_OFFCPU_TICK_US);
+
+		if (h->ktime - o->off_ktime < tick_ns)
+			return 0;
+	}
 	if (!p->writer && !p->exited) {
 		rc = open_child(t, p, h->ktime);
 		if (rc)

@@ -144,36 +144,63 @@ static int parse_frames(struct bc_prof_data *d, size_t len)
 	return 0;
 }
 
+/*
+ * The next packet of a data file at *off: its start, or NULL at the end.
+ * A packet whose size is not a multiple of 4 or runs past the end ends the
+ * file (counted in bad_packets), as a torn tail does.
+ */
+static const char *next_packet(struct bc_prof_data *d, const char *b, size_t len, size_t *off,
+			       uint16_t *type, uint16_t *tsize)
+{
+	const char *p = b + *off;
+
+	if (*off + 4 > len)
+		return NULL;
+	*tsize = get16(p);
+	*type = get16(p + 2);
+	if (*tsize < 4 || (*tsize & 3) || *off + *tsize > len) {
+		d->bad_packets++;
+		return NULL;
+	}
+	*off += *tsize;
+	return p;
+}
+
+/* Room for one more element in *v (n used, *cap allocated); -ENOMEM. */
+static int grow(void **v, size_t n, size_t *cap, size_t elem)
+{
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 1024;
+	nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
 static int parse_clock(struct bc_prof_data *d, const char *b, size_t len)
 {
 	size_t off = 0, cap = 0;
+	uint16_t type, tsize;
+	const char *p;
 
-	while (off + 4 <= len) {
-		uint16_t tsize = get16(b + off), type = get16(b + off + 2);
-
-		if (tsize < 4 || (tsize & 3) || off + tsize > len) {
-			d->bad_packets++;
-			break;
-		}
-		if (type == CLOCK_PACKET && tsize >= 52) {
-			if (d->n_samples == cap) {
-				size_t ncap = cap ? cap * 2 : 1024;
-				struct bc_prof_sample *v = realloc(d->samples, ncap * sizeof(*v));
-
-				if (!v)
-					return -ENOMEM;
-				d->samples = v;
-				cap = ncap;
-			}
-			d->samples[d->n_samples++] = (struct bc_prof_sample){
-				.tid = get64(b + off + 16),
-				.tstamp = get64(b + off + 28),
-				.frinfo = get64(b + off + 36),
-				.mstate = (int32_t)get32(b + off + 44),
-				.nticks = (int32_t)get32(b + off + 48),
-			};
-		}
-		off += tsize;
+	while ((p = next_packet(d, b, len, &off, &type, &tsize))) {
+		if (type != CLOCK_PACKET || tsize < 52)
+			continue;
+		if (grow((void **)&d->samples, d->n_samples, &cap, sizeof(*d->samples)) < 0)
+			return -ENOMEM;
+		d->samples[d->n_samples++] = (struct bc_prof_sample){
+			.tid = get64(p + 16),
+			.tstamp = get64(p + 28),
+			.frinfo = get64(p + 36),
+			.mstate = (int32_t)get32(p + 44),
+			.nticks = (int32_t)get32(p + 48),
+		};
 	}
 	return 0;
 }
@@ -182,45 +209,32 @@ static int parse_clock(struct bc_prof_data *d, const char *b, size_t len)
 static int parse_traces(struct bc_prof_data *d, const char *b, size_t len, bool heap)
 {
 	size_t off = 0, cap = 0, need = heap ? 80 : 64;
-	uint16_t want = heap ? HEAP_PACKET : SYNC_PACKET;
+	uint16_t want = heap ? HEAP_PACKET : SYNC_PACKET, type, tsize;
+	size_t *n = heap ? &d->n_heap : &d->n_sync;
+	struct bc_trace_event **v = heap ? &d->heap : &d->sync;
+	const char *p;
 
-	while (off + 4 <= len) {
-		uint16_t tsize = get16(b + off), type = get16(b + off + 2);
+	while ((p = next_packet(d, b, len, &off, &type, &tsize))) {
+		if (type != want || tsize < need)
+			continue;
+		struct bc_trace_event e = {
+			.tid = get64(p + 16),
+			.tstamp = get64(p + 32),
+			.frinfo = get64(p + 40),
+		};
 
-		if (tsize < 4 || (tsize & 3) || off + tsize > len) {
-			d->bad_packets++;
-			break;
+		if (heap) {
+			e.type = get32(p + 48);
+			e.size = get64(p + 56);
+			e.addr = get64(p + 64);
+			e.old_addr = get64(p + 72);
+		} else {
+			e.start = get64(p + 48);
+			e.addr = get64(p + 56);
 		}
-		if (type == want && tsize >= need) {
-			struct bc_trace_event e = {
-				.tid = get64(b + off + 16),
-				.tstamp = get64(b + off + 32),
-				.frinfo = get64(b + off + 40),
-			};
-			size_t *n = heap ? &d->n_heap : &d->n_sync;
-			struct bc_trace_event **v = heap ? &d->heap : &d->sync;
-
-			if (heap) {
-				e.type = get32(b + off + 48);
-				e.size = get64(b + off + 56);
-				e.addr = get64(b + off + 64);
-				e.old_addr = get64(b + off + 72);
-			} else {
-				e.start = get64(b + off + 48);
-				e.addr = get64(b + off + 56);
-			}
-			if (*n == cap) {
-				size_t ncap = cap ? cap * 2 : 1024;
-				struct bc_trace_event *nv = realloc(*v, ncap * sizeof(*nv));
-
-				if (!nv)
-					return -ENOMEM;
-				*v = nv;
-				cap = ncap;
-			}
-			(*v)[(*n)++] = e;
-		}
-		off += tsize;
+		if (grow((void **)v, *n, &cap, sizeof(**v)) < 0)
+			return -ENOMEM;
+		(*v)[(*n)++] = e;
 	}
 	return 0;
 }
@@ -228,48 +242,31 @@ static int parse_traces(struct bc_prof_data *d, const char *b, size_t len, bool 
 /* I/O packets (kind 19): 80 bytes, then the file name up to the packet's end. */
 static int parse_io(struct bc_prof_data *d, const char *b, size_t len)
 {
-	size_t off = 0, cap = 0;
+	size_t off = 0, cap = 0, nlen;
+	uint16_t type, tsize;
+	const char *p;
 
-	while (off + 4 <= len) {
-		uint16_t tsize = get16(b + off), type = get16(b + off + 2);
+	while ((p = next_packet(d, b, len, &off, &type, &tsize))) {
+		if (type != IO_PACKET || tsize < 80)
+			continue;
+		struct bc_io_event e = {
+			.tid = get64(p + 16),
+			.tstamp = get64(p + 32),
+			.frinfo = get64(p + 40),
+			.type = (int32_t)get32(p + 48),
+			.fd = (int32_t)get32(p + 52),
+			.nbyte = get64(p + 56),
+			.start = get64(p + 64),
+			.ofd = (int32_t)get32(p + 72),
+			.fstype = (int32_t)get32(p + 76),
+		};
 
-		if (tsize < 4 || (tsize & 3) || off + tsize > len) {
-			d->bad_packets++;
-			break;
-		}
-		if (type == IO_PACKET && tsize >= 80) {
-			struct bc_io_event e = {
-				.tid = get64(b + off + 16),
-				.tstamp = get64(b + off + 32),
-				.frinfo = get64(b + off + 40),
-				.type = (int32_t)get32(b + off + 48),
-				.fd = (int32_t)get32(b + off + 52),
-				.nbyte = get64(b + off + 56),
-				.start = get64(b + off + 64),
-				.ofd = (int32_t)get32(b + off + 72),
-				.fstype = (int32_t)get32(b + off + 76),
-			};
-			size_t nlen = strnlen(b + off + 80, tsize - 80u);
-
-			if (nlen) {
-				e.name = strndup(b + off + 80, nlen);
-				if (!e.name)
-					return -ENOMEM;
-			}
-			if (d->n_io == cap) {
-				size_t ncap = cap ? cap * 2 : 1024;
-				struct bc_io_event *nv = realloc(d->io, ncap * sizeof(*nv));
-
-				if (!nv) {
-					free(e.name);
-					return -ENOMEM;
-				}
-				d->io = nv;
-				cap = ncap;
-			}
-			d->io[d->n_io++] = e;
-		}
-		off += tsize;
+		if (grow((void **)&d->io, d->n_io, &cap, sizeof(*d->io)) < 0)
+			return -ENOMEM;
+		nlen = strnlen(p + 80, tsize - 80u);
+		if (nlen && !(e.name = strndup(p + 80, nlen)))
+			return -ENOMEM;
+		d->io[d->n_io++] = e;
 	}
 	return 0;
 }

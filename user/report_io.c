@@ -25,6 +25,7 @@
 #define UNKNOWN_FD_NAME "<pipe(), socket(), or other fds>"
 #define OTHER_IO_NAME	"<Other IO activity>"
 #define MAX_FD		(1 << 20) /* bigger descriptors are not bound, only counted */
+#define VFD_OTHERIO	4	  /* gprofng's virtual descriptor of <Other IO activity> */
 
 enum { IO_READ, IO_WRITE, IO_OPEN, IO_CLOSE, IO_OTHER, IO_ERROR_OFFSET };
 
@@ -184,7 +185,7 @@ static ssize_t event_row(struct report *r, struct exp_fds *x, const struct bc_io
 			return -1;
 		return (ssize_t)x->row_of_vfd[vfd];
 	case IO_OTHER:
-		return row_for(r, OTHER_IO_NAME, -1);
+		return (ssize_t)x->row_of_vfd[VFD_OTHERIO];
 	}
 	return -2;
 }

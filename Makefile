@@ -65,8 +65,10 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(O)/include/collect.skel.h
 
-# user/main.c is the CLI; everything else is a library the tests link too.
-LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+# user/ is in folders by pipeline stage (docs/design.md). user/cmd/main.c is
+# the CLI; everything else is a library the tests link too.
+USER_SRCS := $(sort $(shell find user -name '*.c'))
+LIB_SRCS := $(filter-out user/cmd/main.c,$(USER_SRCS))
 GEN_SRCS := $(O)/gen/syscall_table.c
 LIB_OBJS := $(patsubst user/%.c,$(O)/user/%.o,$(LIB_SRCS)) $(O)/gen/syscall_table.o
 SAN_OBJS := $(patsubst user/%.c,$(O)/san/user/%.o,$(LIB_SRCS)) $(O)/san/gen/syscall_table.o
@@ -133,11 +135,11 @@ $(O)/libbpfcollect-san.a: $(SAN_OBJS)
 	$(msg) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(O)/user/main.o $(O)/libbpfcollect.a
+$(BIN): $(O)/user/cmd/main.o $(O)/libbpfcollect.a
 	$(msg) LINK $@
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PC_LIBS)
 
--include $(wildcard $(O)/user/*.d $(O)/san/user/*.d)
+-include $(patsubst user/%.c,$(O)/user/%.d,$(USER_SRCS)) $(patsubst user/%.c,$(O)/san/user/%.d,$(LIB_SRCS))
 
 include tests/tests.mk
 
@@ -173,7 +175,7 @@ vmlinux:
 	mv vmlinux/vmlinux.h.tmp vmlinux/vmlinux.h
 
 format:
-	clang-format -i $(wildcard user/*.c include/bpfcollect/*.h bpf/*.c bpf/*.h tests/unit/*.c tests/integration/*.c tests/targets/*.c demo/*.c)
+	clang-format -i $(USER_SRCS) $(wildcard include/bpfcollect/*.h bpf/*.c bpf/*.h tests/unit/*.c tests/integration/*.c tests/targets/*.c demo/*.c)
 
 clean:
 	rm -rf $(O)

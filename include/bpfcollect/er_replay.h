@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal to the `.er` reader, not part of the library's API: shared by
- * user/er_reader.c, which parses log.xml, functions and map.xml and runs
- * bc_er_read, and user/er_replay.c, which maps the data files, validates
+ * user/readers/er_reader.c, which parses log.xml, functions and map.xml and runs
+ * bc_er_read, and user/readers/er_replay.c, which maps the data files, validates
  * and indexes their records, and replays them into a sink merged in time
  * order with the mappings.
  */

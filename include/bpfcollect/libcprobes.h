@@ -33,9 +33,7 @@ int bc_libc_probes_resolve(const char *exe, int pid, enum bc_libc_set set, struc
  */
 void bc_libc_probes_number(enum bc_libc_set set, struct bc_functab *t);
 
-/* The name of a heap or sync function id; "?" when out of range. */
-const char *bc_heap_fn_name(unsigned int fn);
-const char *bc_sync_fn_name(unsigned int fn);
+/* Function names: bc_heap_fn_name and bc_sync_fn_name (bpfcollect/names.h). */
 
 /* The ids of set that get no return probe (bit i: id i): free and munmap. */
 uint64_t bc_libc_entry_only(enum bc_libc_set set);

@@ -19,6 +19,7 @@
 
 #include "bpfcollect/argspec.h"
 #include "bpfcollect/er_replay.h"
+#include "bpfcollect/names.h"
 #include "bpfcollect/xml.h"
 
 #define NSEC_PER_SEC  1000000000ULL
@@ -186,8 +187,6 @@ static int set_str(char **dst, const char *s)
 /* One key=value of a "bpfcollect: ..." comment; unknown keys are newer facts, skipped. */
 static int comment_key(struct bc_er_info *info, const char *key, const char *val)
 {
-	static const char *const lost_keys[BC_LOSS_NR] = {"func",  "syscall", "proc", "sample",
-							  "sched", "heap",    "sync", "io"};
 	uint64_t v = 0;
 	int64_t s;
 	bool num = parse_u64(val, 10, &v);
@@ -216,7 +215,7 @@ static int comment_key(struct bc_er_info *info, const char *key, const char *val
 	else if (!strcmp(key, "records") && num)
 		info->records_written = v;
 	for (int i = 0; i < BC_LOSS_NR; i++)
-		if (!strcmp(key, lost_keys[i]) && num)
+		if (!strcmp(key, bc_loss_class_name(i)) && num)
 			info->lost[i] = v;
 	return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/profile_data.h"
+#include "bpfcollect/names.h"
 #include "bpfcollect/report_io.h"
 #include "bpfcollect/table.h"
 
@@ -63,17 +64,6 @@ struct exp_fds {
 	size_t *row_of_vfd;
 	size_t n_vfds;
 };
-
-/* gprofng's FileData::setFsType names; NULL for N/A (no "(FS=...)" shown). */
-static const char *fs_name(int32_t t)
-{
-	static const char *const names[] = {
-		"zfs",	"nfs",	  "ufs",    "udfs",   "lofs",	 "vxfs",   "tmpfs",  "pcfs",
-		"hsfs", "procfs", "fifofs", "swapfs", "cachefs", "autofs", "specfs", "sockfs",
-		"fdfs", "mntfs",  "namefs", "objfs",  "sharefs", "ext2",   "ext3",   "ext4"};
-
-	return t >= 0 && (size_t)t < sizeof(names) / sizeof(names[0]) ? names[t] : NULL;
-}
 
 /* The row of the file with this name (created, with fstype, when new); -1 on ENOMEM. */
 static ssize_t row_for(struct report *r, const char *name, int32_t fstype)
@@ -337,7 +327,8 @@ static void print_io(struct report *r, size_t top, FILE *out)
 			continue;
 		if (top && shown++ >= top)
 			break;
-		print_row(out, f->m, f->name, fs_name(f->fstype));
+		print_row(out, f->m, f->name,
+			  f->fstype >= 0 ? bc_fs_type_name((unsigned int)f->fstype) : NULL);
 	}
 }
 

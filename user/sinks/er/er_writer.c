@@ -27,6 +27,7 @@
 #include "bpfcollect/er_traces.h"
 #include "bpfcollect/er_strbuf.h"
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/names.h"
 #include "bpfcollect/xml.h"
 
 #define DATA_BUF_SIZE (64 * 1024)
@@ -720,17 +721,10 @@ static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 
 	for (int i = 0; i < BC_ER_NFILES; i++)
 		records += w->data[i].records;
-	er_sb_printf(&t,
-		     "bpfcollect: lost func=%llu syscall=%llu proc=%llu sample=%llu sched=%llu "
-		     "heap=%llu sync=%llu io=%llu events=%llu",
-		     (unsigned long long)e->lost[BC_LOSS_FUNC],
-		     (unsigned long long)e->lost[BC_LOSS_SYSCALL],
-		     (unsigned long long)e->lost[BC_LOSS_PROC],
-		     (unsigned long long)e->lost[BC_LOSS_SAMPLE],
-		     (unsigned long long)e->lost[BC_LOSS_SCHED],
-		     (unsigned long long)e->lost[BC_LOSS_HEAP],
-		     (unsigned long long)e->lost[BC_LOSS_SYNC],
-		     (unsigned long long)e->lost[BC_LOSS_IO], (unsigned long long)e->events);
+	er_sb_printf(&t, "bpfcollect: lost");
+	for (unsigned int c = 0; c < BC_LOSS_NR; c++)
+		er_sb_printf(&t, " %s=%llu", bc_loss_class_name(c), (unsigned long long)e->lost[c]);
+	er_sb_printf(&t, " events=%llu", (unsigned long long)e->events);
 	er_sb_comment(&b, &t);
 	t.len = 0;
 	er_sb_printf(&t,

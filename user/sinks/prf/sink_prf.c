@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bpfcollect/capture_fmt.h"
+#include "bpfcollect/names.h"
 #include "bpfcollect/prf.h"
 #include "bpfcollect/sysdecode.h"
 
@@ -67,9 +68,6 @@ struct prf_sink {
 	uint8_t opt[BC_PRF_OPT_MAX];
 	char text[2048];
 };
-
-static const char *const loss_opr[BC_LOSS_NR] = {"lost_func", "lost_syscall", "lost_proc",
-						 "lost_sample", "lost_sched"};
 
 /* ------------------------------------------------------------ tables */
 
@@ -515,7 +513,10 @@ static int proc_event(struct prf_sink *p, struct prf_thread *t, const struct bc_
 static int lost_event(struct prf_sink *p, const struct bc_rec_head *h)
 {
 	const struct bc_rec_lost *l = (const void *)h;
-	const char *opr = l->loss_class < BC_LOSS_NR ? loss_opr[l->loss_class] : "lost";
+	const char *name = bc_loss_class_name(l->loss_class);
+	char opr[32];
+
+	snprintf(opr, sizeof(opr), "lost%s%s", name ? "_" : "", name ? name : "");
 
 	bc_prf_put_be64(p->opt, l->count);
 	bc_prf_put_be64(p->opt + 8, ((uint64_t)l->loss_class << 32) | l->cpu);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "bpfcollect/capture_fmt.h"
+#include "bpfcollect/names.h"
 #include "bpfcollect/sink_text.h"
 #include "bpfcollect/syscalls.h"
 #include "bpfcollect/sysdecode.h"
@@ -27,8 +28,6 @@ struct text_sink {
 	uint64_t merged[BC_CAPTURE_RECORD_MAX * 2 / 8];
 	char buf[BC_CAPTURE_RECORD_MAX * 4 + 64]; /* a record's captures, escaped */
 };
-
-static const char *const loss_names[BC_LOSS_NR] = {"func", "syscall", "proc", "sample", "sched"};
 
 static int text_begin(struct bc_sink *s, const struct bc_session *sess)
 {
@@ -258,7 +257,7 @@ static int text_event(struct bc_sink *s, const struct bc_event *ev)
 		const struct bc_rec_lost *l = (const void *)h;
 
 		fprintf(out, "lost %s count=%" PRIu64 " cpu=%" PRIu32 "\n",
-			l->loss_class < BC_LOSS_NR ? loss_names[l->loss_class] : "?",
+			bc_loss_class_name(l->loss_class) ? bc_loss_class_name(l->loss_class) : "?",
 			(uint64_t)l->count, l->cpu);
 		break;
 	}

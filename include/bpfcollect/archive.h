@@ -164,6 +164,13 @@ int bc_archive_index_write(const char *elf_path, const char *index_path, const c
  * comment become spaces), creating the file if needed, in one write.
  * gprofng prints the notes at the top of `display text -header`.
  */
+/*
+ * Gives the experiment to_exp (a conversion of from_exp) from_exp's
+ * archives/ and notes: hard links where they can be, else copies. 0, or
+ * -errno with one line in err.
+ */
+int bc_archive_carry(const char *from_exp, const char *to_exp, char *err, size_t errlen);
+
 int bc_notes_write(const char *exp_path, const char *const *comments, size_t n, char *err,
 		   size_t errlen);
 

@@ -62,8 +62,6 @@ int er_traces_add_sync(struct er_traces *t, struct er_profile *frames, const str
  * its NUL, rounded up to 8 (gprofng's iotrace; 88 without a name).
  */
 int er_traces_add_io(struct er_traces *t, struct er_profile *frames, const struct bc_rec_io *r);
-/* The path an open record carries, and its length; "" and 0 when none. */
-const char *er_traces_io_name(const struct bc_rec_io *r, size_t *len);
 /* Writes what is buffered, whole packets only (the frames first: er_profile_flush). */
 int er_traces_flush(struct er_traces *t);
 void er_traces_close(struct er_traces *t);

@@ -16,7 +16,7 @@
 #include "bpfcollect/model.h"
 
 /* Version of bpfcollect's private files and log.xml comments (`format=` key). */
-#define BC_ER_FORMAT		  1
+#define BC_ER_FORMAT		  2
 #define BC_ER_DEFAULT_NAME	  "test.1.er"
 #define BC_ER_KERNEL_DEFAULT_NAME "ktest.1.er"
 
@@ -38,10 +38,17 @@ enum bc_er_file {
 	BC_ER_PROCTRACE, /* PROC_FORK, THREAD_START, PROC_EXEC, THREAD_EXIT, PROC_EXIT, LOST,
 			    PROC_NAME */
 	BC_ER_SCHED,	 /* OFFCPU */
+	/* format 2: the records gprofng's own files hold too, so they replay whole */
+	BC_ER_SAMPLES, /* PROFILE (gprofng: profile) */
+	BC_ER_HEAP,    /* HEAP (heaptrace) */
+	BC_ER_SYNC,    /* SYNC (synctrace) */
+	BC_ER_IO,      /* IO (iotrace) */
 	BC_ER_NFILES,
 };
 
 const char *bc_er_file_name(enum bc_er_file f);
+/* The first format (BC_ER_FORMAT) whose experiments have file f. */
+unsigned int bc_er_file_since(enum bc_er_file f);
 /* The file a record kind is stored in, or -EINVAL for a kind no file takes. */
 int bc_er_file_for_kind(unsigned int kind);
 
@@ -97,6 +104,12 @@ int bc_er_process_name(const char *founder, uint32_t pid, char *comm, size_t com
  */
 struct bc_sink *bc_er_ktree_sink_new(const char *exp_path, char *err, size_t errlen);
 
+/*
+ * The `er` format: at begin, the kernel experiment tree when the session
+ * says kernel (-k, -a), else the experiment tree. NULL with err set.
+ */
+struct bc_sink *bc_er_format_sink_new(const char *exp_path, char *err, size_t errlen);
+
 /* What reading one data file found. */
 struct bc_er_file_stats {
 	uint64_t bytes;		  /* file size */
@@ -140,6 +153,21 @@ struct bc_er_info {
 	uint64_t events;	  /* records the agent delivered */
 	uint64_t bad_records;	  /* records the agent's decoder refused */
 	uint64_t records_written; /* records the writer stored in the data files */
+
+	/* the session's facts (format 2), for a replay's begin */
+	bool kernel_exp; /* -k, -a */
+	bool system_wide;
+	bool attached;
+	bool no_follow;
+	bool offcpu;
+	bool offcpu_in_founder;
+	bool heap;
+	bool sync;
+	bool io;
+	uint32_t profile_us;
+	uint32_t sync_threshold_us;
+	uint32_t *extra_pids; /* owned */
+	size_t n_extra_pids;
 
 	/* functions: owned, referenced by replayed events */
 	struct bc_functab funcs;

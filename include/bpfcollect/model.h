@@ -75,6 +75,12 @@ struct bc_event {
  */
 int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, struct bc_event *ev);
 
+/*
+ * The path an I/O record carries (the file given to open), without its
+ * NUL, in *len bytes; "" (len 0) when there is none. Within the record.
+ */
+const char *bc_io_path(const struct bc_rec_io *r, size_t *len);
+
 /* An r-x (or other) mapping of a traced process, from /proc/PID/maps. */
 struct bc_mapping {
 	uint32_t pid;
@@ -102,6 +108,7 @@ struct bc_session {
 	int64_t wall_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
 	const char *options;	/* the record command line, for log.xml */
 	const char *cwd;
+	const char *hostname; /* where it was recorded; NULL: this host */
 	const struct bc_functab *funcs;
 	uint32_t ringbuf_bytes;
 	bool syscalls;

@@ -1,31 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* The outputs of a recording (-f): the experiment, PRF files; one sink feeding them all. */
+/* The outputs of a recording (-f): one sink per format from the registry, fed as one. */
 #ifndef BPFCOLLECT_OUTPUTS_H
 #define BPFCOLLECT_OUTPUTS_H
 
 #include <limits.h>
-#include <stdio.h>
 
 #include "bpfcollect/model.h"
+#include "bpfcollect/outfile.h"
 #include "bpfcollect/record_opts.h"
 
 struct bc_outputs {
-	struct bc_sink *sink;	    /* what the recorder feeds */
-	char exp_path[PATH_MAX];    /* "" without -f er */
-	char prf_path[2][PATH_MAX]; /* csv, dump; "-" for stdout, "" when not asked */
-	FILE *prf_file[2];
+	struct bc_sink *sink;	 /* what the recorder feeds */
+	char exp_path[PATH_MAX]; /* "" without an experiment format */
+	struct bc_outfile files[BC_MAX_FORMATS];
+	size_t n_files;
 };
 
 /*
- * Creates what opts->outputs asks for: the experiment (naming as collect
- * does, notes from -C) and the PRF files. With PRF alone, -o names the PRF
- * file ("-" or none: stdout); with an experiment too, the PRF file is the
- * experiment's name with .csv/.dump for .er. Returns 0 or -errno with one
- * line in err; on error nothing is left open.
+ * Creates what opts->formats asks for: the experiment (naming as collect
+ * does, notes from -C) and the files of the other formats, each created
+ * new (never replacing a file): beside the experiment NAME.er as NAME plus
+ * the format's suffix; without one, -o names the file ("-" or none:
+ * stdout), NAME plus each suffix when there are several. Returns 0 or
+ * -errno with one line in err; on error nothing is left open.
  */
 int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, char *err,
 		    size_t errlen);
-/* What to call the outputs in messages: the experiment, else the PRF file. */
+/* What to call the outputs in messages: the experiment, else the first file. */
 const char *bc_outputs_name(const struct bc_outputs *out);
 /* Destroys the sink and closes the files (after the sink's end). -errno of a failed close. */
 int bc_outputs_close(struct bc_outputs *out);

@@ -64,6 +64,10 @@ struct bc_prf_opts {
 #define BC_PRF_EV_SCHED_FIRST  0x0400 /* 0x0400..0x04ff: scheduler events */
 #define BC_PRF_EV_SCHED_OFFCPU 0x0401 /* back on CPU after an interval off it */
 #define BC_PRF_EV_SCHED_LAST   0x04ff
+#define BC_PRF_EV_SAMPLE       0x0500 /* a clock-profile sample (-p) */
+#define BC_PRF_EV_HEAP	       0x0600 /* an allocator call returned (-H) */
+#define BC_PRF_EV_SYNC	       0x0700 /* a wait on a lock, condition or join (-s) */
+#define BC_PRF_EV_IO	       0x0800 /* an I/O system call returned (-i) */
 #define BC_PRF_EV_LOST_GAP     0x0f00 /* records missing from a thread's serial numbers */
 #define BC_PRF_EV_LOST_RING    0x0f01 /* the agent's count of ring-buffer overflows */
 #define BC_PRF_EV_UNKNOWN      0x0fff /* a record kind this version does not know */

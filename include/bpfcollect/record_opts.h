@@ -8,13 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bpfcollect/prf.h"
+#include "bpfcollect/formats.h"
 
-/* -f: the outputs of a recording */
-#define BC_OUT_ER	1
-#define BC_OUT_PRF_CSV	2
-#define BC_OUT_PRF_DUMP 4
-
+#define BC_MAX_FORMATS	       8 /* -f given at most, each format once */
 #define BC_DEFAULT_BUFSIZE_MIB 8
 #define BC_MAX_ATTACH_PIDS     64
 #define BC_PROFILE_ON_US       10000 /* -p on: collect's 10 ms */
@@ -41,9 +37,10 @@ struct bc_record_opts {
 	unsigned int string_size; /* --string-size: default most bytes of a captured string */
 	unsigned int sample_ms;	  /* -S: overview sample interval, 0 = start and end only */
 	bool archive;		  /* -A on|off: copy the load objects into archives/ at the end */
-	unsigned int outputs;	  /* BC_OUT_*: -f, default BC_OUT_ER */
-	struct bc_prf_opts prf;	  /* --utc, --prf-layout, --prf-name, --prf-truncate */
-	const char **comments;	  /* -C, in order */
+	const struct bc_format *formats[BC_MAX_FORMATS]; /* -f, in order; default er */
+	size_t n_formats;
+	struct bc_format_opts fopts; /* the formats' options (--utc, --prf-layout, ...) */
+	const char **comments;	     /* -C, in order */
 	size_t n_comments;
 	uint32_t *attach_pids; /* -P PID[,PID]: running processes, in order */
 	size_t n_attach_pids;
@@ -62,6 +59,8 @@ struct bc_record_opts {
 };
 
 extern const char bc_record_usage[];
+/* --help: the usage, then the formats and their options from the registry. */
+void bc_record_help(FILE *out);
 
 /*
  * Parses `record [OPTIONS] -- CMD [ARGS]` or `record [OPTIONS] -P PID[,PID]`

@@ -523,10 +523,12 @@ test_bad_input() {
 . "$HERE/kernel.sh"
 # Off-CPU, heap, sync and I/O data as gprofng reads them.
 . "$HERE/traces.sh"
+# The format registry: live equals converted for every format; safe outputs.
+. "$HERE/formats.sh"
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
 	demo naming lost args descendants experiment_files prf attach profile kernel system_wide \
-	offcpu_clock heap sync io \
+	offcpu_clock heap sync io formats convert_output \
 	unprobeable bad_input; do
 	want "$t" && "test_$t"
 done

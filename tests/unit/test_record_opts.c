@@ -340,6 +340,46 @@ static void help(void **state)
 	assert_non_null(strstr(bc_record_usage, "--syscalls[=LIST]"));
 }
 
+/* -f comes from the format registry: each format once, er by default, options too. */
+static void formats(void **state)
+{
+	char *argv[] = {"record",  "-f",    "prf-csv",
+			"-f",	   "text",  "-f",
+			"prf-csv", "--utc", "--prf-host-ip=10.1.2.3",
+			"--",	   "true",  NULL};
+	char *none[] = {"record", "--", "true", NULL};
+	char *bad[] = {"record", "-f", "xml", "--", "true", NULL};
+	char *badopt[] = {"record", "--prf-layout=x", "--", "true", NULL};
+	struct bc_record_opts o;
+	char err[256], *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(parse(argv, 11, &o, err), 0);
+	assert_int_equal(o.n_formats, 2);
+	assert_string_equal(o.formats[0]->name, "prf-csv");
+	assert_string_equal(o.formats[1]->name, "text");
+	assert_true(o.fopts.prf.utc);
+	assert_string_equal(o.fopts.prf.host_ip, "10.1.2.3");
+	bc_record_opts_free(&o);
+	assert_int_equal(parse(none, 3, &o, err), 0);
+	assert_int_equal(o.n_formats, 1);
+	assert_string_equal(o.formats[0]->name, "er");
+	bc_record_opts_free(&o);
+	expect_error(bad, 5, "-f takes one of er, prf-csv, prf-dump, text, not 'xml'");
+	expect_error(badopt, 4, "hitachi or cosminexus");
+	/* --help lists every format of the registry */
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	bc_record_help(out);
+	assert_int_equal(fclose(out), 0);
+	for (size_t i = 0; bc_format_at(i); i++)
+		assert_non_null(strstr(text, bc_format_at(i)->name));
+	assert_non_null(strstr(text, "--prf-layout"));
+	free(text);
+}
+
 static void live_set(void **state)
 {
 	struct bc_live_set s = {0};
@@ -410,6 +450,7 @@ int main(void)
 		cmocka_unit_test(comm_names),
 		cmocka_unit_test(proc_maps),
 		cmocka_unit_test(help),
+		cmocka_unit_test(formats),
 		cmocka_unit_test(live_set),
 		cmocka_unit_test(pid_finished),
 	};

@@ -16,6 +16,7 @@
 
 #include "bpfcollect/er_profile.h"
 #include "bpfcollect/er_traces.h"
+#include "bpfcollect/model.h"
 #include "bpfcollect/profile_data.h"
 
 static void write_text(const char *dir, const char *name, const char *text, size_t len)
@@ -203,9 +204,9 @@ static void io_round_trip(void **state)
 	struct bc_rec_io *bad =
 		io_rec(3000, BC_IO_OPEN + BC_IO_ERROR_OFFSET, -1, -1, 0, long_name, 8);
 
-	assert_string_equal(er_traces_io_name(op, &len), "/tmp/f");
+	assert_string_equal(bc_io_path(op, &len), "/tmp/f");
 	assert_int_equal(len, 6);
-	assert_int_equal(strlen(er_traces_io_name(wr, &len)), 0);
+	assert_int_equal(strlen(bc_io_path(wr, &len)), 0);
 	assert_int_equal(er_traces_add_io(&t, &frames, op), 0);
 	assert_int_equal(er_traces_add_io(&t, &frames, wr), 0);
 	assert_int_equal(er_traces_add_io(&t, &frames, bad), 0);

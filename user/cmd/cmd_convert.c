@@ -1,147 +1,185 @@
 // SPDX-License-Identifier: MIT
 /* `bpfcollect convert EXP -f FORMAT`: replay an experiment into a format's sink. */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bpfcollect/archive.h"
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
-#include "bpfcollect/prf.h"
+#include "bpfcollect/formats.h"
+#include "bpfcollect/outfile.h"
 
-static const char convert_usage[] =
-	"usage: bpfcollect convert [OPTIONS] EXP -f FORMAT [-o FILE]\n"
-	"\n"
-	"Writes what an experiment recorded in another format. Formats:\n"
-	"  prf-csv    PRF records, CSV: a header line, one record per line\n"
-	"  prf-dump   PRF records, dump format: labelled lines and a hex dump of OPT\n"
-	"\n"
-	"  -f, --format FORMAT    the output format (required)\n"
-	"  -o, --output FILE      write to FILE (default, and '-': standard output)\n"
-	"  --founder-only         the founder experiment alone; by default its\n"
-	"                         descendants' subexperiments (_f1.er, _x1.er, ...)\n"
-	"                         are merged in\n"
-	"%s"
-	"  -h, --help             this text\n"
-	"\n"
-	"The RootAP IP is this host's address when the experiment was recorded on this\n"
-	"host, else 0.0.0.0 (give it with --prf-host-ip). docs/prf.md describes the fields.\n";
+static void convert_usage(FILE *out)
+{
+	fputs("usage: bpfcollect convert [OPTIONS] EXP -f FORMAT [-o OUTPUT]\n"
+	      "\n"
+	      "Writes what an experiment recorded in another format: every record kind\n"
+	      "(calls, syscalls, processes, off-CPU, samples, heap, sync, I/O, losses)\n"
+	      "comes out as `record -f FORMAT` wrote it live. Formats:\n",
+	      out);
+	bc_formats_help(out);
+	fputs("\n"
+	      "  -f, --format FORMAT    the output format (required)\n"
+	      "  -o, --output OUTPUT    a file (default, and '-': standard output); for er,\n"
+	      "                         a new experiment NAME.er (required; N in NAME.N.er\n"
+	      "                         moves up when taken). An existing file is replaced\n"
+	      "                         only when the conversion succeeds, and only if it\n"
+	      "                         is a regular file outside EXP\n"
+	      "  --founder-only         the founder experiment alone; by default its\n"
+	      "                         descendants' subexperiments (_f1.er, _x1.er, ...)\n"
+	      "                         are merged in\n"
+	      "  --list-formats         the formats, one per line: NAME file|experiment\n"
+	      "                         SUFFIX (the suffix record gives its file)\n"
+	      "  -h, --help             this text\n"
+	      "\n"
+	      "docs/prf.md describes the PRF fields, docs/experiment-format.md the rest.\n",
+	      out);
+}
 
-/*
- * Passes everything to the PRF sink; at begin, which comes after the
- * reader parsed log.xml, it sets RootAP IP from the recording host.
- */
-struct host_check {
-	struct bc_sink base;
-	struct bc_sink *to;
-	const struct bc_er_info *info;
-	bool ip_given;
+enum { OPT_FOUNDER = 256, OPT_LIST, OPT_FORMAT_FIRST = 512 };
+
+/* --list-formats: "NAME file|experiment SUFFIX" per format, for scripts and completion. */
+static void list_formats(FILE *out)
+{
+	const struct bc_format *f;
+
+	for (size_t i = 0; (f = bc_format_at(i)); i++)
+		fprintf(out, "%s %s %s\n", f->name,
+			f->output == BC_FORMAT_EXPERIMENT ? "experiment" : "file", f->suffix);
+}
+
+struct convert_args {
+	const char *exp;
+	const char *output;
+	const struct bc_format *format;
+	struct bc_format_opts fopts;
+	bool descendants;
 };
 
-static int hc_begin(struct bc_sink *s, const struct bc_session *sess)
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-	struct host_check *h = (struct host_check *)s;
-	char me[256];
-
-	if (!h->ip_given && h->info->hostname &&
-	    (gethostname(me, sizeof(me)) < 0 || strcmp(me, h->info->hostname)))
-		bc_prf_sink_set_host_ip(h->to, "0.0.0.0");
-	return bc_sink_begin(h->to, sess);
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
 }
 
-static int hc_event(struct bc_sink *s, const struct bc_event *e)
+/* Replays args->exp into sink; 0 or 1 with the error said. */
+static int replay(const struct convert_args *a, struct bc_sink *sink)
 {
-	return bc_sink_event(((struct host_check *)s)->to, e);
-}
-
-static int hc_end(struct bc_sink *s, const struct bc_session_end *x)
-{
-	return bc_sink_end(((struct host_check *)s)->to, x);
-}
-
-static const struct bc_sink_ops host_check_ops = {
-	.name = "prf-host",
-	.begin = hc_begin,
-	.event = hc_event,
-	.end = hc_end,
-};
-
-enum { OPT_FOUNDER = 256, OPT_UTC, OPT_LAYOUT, OPT_NAME, OPT_TRUNC, OPT_HOST };
-
-static int convert(const char *exp, bool descendants, const char *output,
-		   const struct bc_prf_opts *po)
-{
-	bool to_stdout = !output || !strcmp(output, "-");
-	struct host_check hc = {.base.ops = &host_check_ops, .ip_given = po->host_ip != NULL};
 	struct bc_er_info info;
-	struct bc_sink *sink = NULL;
-	FILE *out = stdout;
-	char err[1024];
-	int rc, exit_code = 1;
+	char err[1024] = "";
+	int rc;
 
 	memset(&info, 0, sizeof(info));
-	if (!to_stdout && !(out = fopen(output, "w"))) {
-		bc_error("convert: cannot write %s: %s", output, strerror(errno));
+	rc = bc_er_read_tree(a->exp, a->descendants, sink, &info, NULL, err, sizeof(err));
+	bc_er_info_free(&info);
+	if (rc < 0) {
+		bc_error("convert: %s", err[0] ? err : strerror(-rc));
 		return 1;
 	}
-	sink = bc_prf_sink_new(out, po);
-	if (!sink) {
-		bc_error("out of memory");
-		goto out;
+	return 0;
+}
+
+/* A new experiment; removed again (it is ours) when the conversion fails. */
+static int to_experiment(const struct convert_args *a)
+{
+	char path[PATH_MAX], err[1024];
+	struct bc_format_args fa = {.exp_path = path, .opts = &a->fopts};
+	struct bc_sink *sink;
+	int exit_code = 1;
+
+	if (!a->output || !strcmp(a->output, "-")) {
+		bc_error("convert: -f %s writes an experiment: give its name with -o NAME.er",
+			 a->format->name);
+		return 2;
 	}
-	hc.to = sink;
-	hc.info = &info;
-	rc = bc_er_read_tree(exp, descendants, &hc.base, &info, NULL, err, sizeof(err));
-	if (rc < 0) {
-		bc_error("%s", err[0] ? err : strerror(-rc));
-		goto out;
+	if (bc_path_inside(a->output, a->exp)) {
+		bc_error("convert: %s is inside the experiment %s, which is being read; write the "
+			 "output elsewhere",
+			 a->output, a->exp);
+		return 2;
 	}
-	if (fflush(out) || ferror(out)) {
-		bc_error("convert: writing %s: %s", to_stdout ? "standard output" : output,
-			 strerror(errno ? errno : EIO));
-		goto out;
+	if (bc_exp_create(NULL, a->output, path, sizeof(path), err, sizeof(err)) < 0) {
+		bc_error("convert: %s", err);
+		return 2;
 	}
-	exit_code = 0;
-out:
+	sink = a->format->new_sink(&fa, err, sizeof(err));
+	if (!sink)
+		bc_error("convert: %s", err);
+	else
+		exit_code = replay(a, sink);
 	bc_sink_destroy(sink);
-	bc_er_info_free(&info);
-	if (!to_stdout) {
-		if (fclose(out) && !exit_code) {
-			bc_error("convert: writing %s: %s", output, strerror(errno));
-			exit_code = 1;
-		}
-		if (exit_code)
-			unlink(output); /* no half-written file is left to be mistaken for a whole
-					   one */
+	if (!exit_code && bc_archive_carry(a->exp, path, err, sizeof(err)) < 0) {
+		bc_error("convert: %s", err);
+		exit_code = 1;
 	}
+	if (exit_code)
+		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	else
+		fprintf(stderr, "bpfcollect: wrote %s\n", path);
 	return exit_code;
 }
 
-int bc_cmd_convert(int argc, char **argv)
+static int to_file(const struct convert_args *a)
 {
-	static const struct option longopts[] = {
+	struct bc_format_args fa = {.opts = &a->fopts};
+	struct bc_outfile out;
+	struct bc_sink *sink;
+	char err[1024];
+	int exit_code, rc;
+
+	rc = bc_outfile_open(&out, a->output, BC_OUTFILE_REPLACE, a->exp, err, sizeof(err));
+	if (rc < 0) {
+		bc_error("convert: %s", err);
+		/* an output it may not replace is a usage error; a failed write is not */
+		return rc == -EEXIST || rc == -EINVAL ? 2 : 1;
+	}
+	fa.out = out.f;
+	sink = a->format->new_sink(&fa, err, sizeof(err));
+	if (!sink) {
+		bc_error("convert: %s", err);
+		bc_outfile_abort(&out);
+		return 1;
+	}
+	exit_code = replay(a, sink);
+	bc_sink_destroy(sink);
+	if (!exit_code && bc_outfile_commit(&out, err, sizeof(err)) < 0) {
+		bc_error("convert: %s", err);
+		exit_code = 1;
+	}
+	bc_outfile_abort(&out);
+	return exit_code;
+}
+
+/* 0, or the exit code of a usage error (said). */
+static int parse_args(int argc, char **argv, struct convert_args *a)
+{
+	struct option longopts[32] = {
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"founder-only", no_argument, NULL, OPT_FOUNDER},
-		{"utc", no_argument, NULL, OPT_UTC},
-		{"prf-layout", required_argument, NULL, OPT_LAYOUT},
-		{"prf-name", required_argument, NULL, OPT_NAME},
-		{"prf-truncate", required_argument, NULL, OPT_TRUNC},
-		{"prf-host-ip", required_argument, NULL, OPT_HOST},
+		{"list-formats", no_argument, NULL, OPT_LIST},
 		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
 	};
-	const char *format = NULL, *output = NULL, *exp;
-	struct bc_prf_opts po;
-	bool descendants = true;
-	char err[256];
-	int c, idx;
+	size_t n = 5;
+	const char *format = NULL;
+	char err[256], names[128];
+	int c, rc;
 
-	bc_prf_opts_init(&po);
+	if (bc_format_longopts(longopts, &n, sizeof(longopts) / sizeof(longopts[0]),
+			       OPT_FORMAT_FIRST) < 0) {
+		bc_error("convert: too many format options");
+		return 1;
+	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:h", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (format) {
@@ -152,28 +190,27 @@ int bc_cmd_convert(int argc, char **argv)
 			format = optarg;
 			break;
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
 		case OPT_FOUNDER:
-			descendants = false;
+			a->descendants = false;
 			break;
-		case OPT_UTC:
-		case OPT_LAYOUT:
-		case OPT_NAME:
-		case OPT_TRUNC:
-		case OPT_HOST:
-			if (bc_prf_opt_parse(&po, longopts[idx].name, optarg, err, sizeof(err)) <
-			    0) {
-				bc_error("convert: %s", err);
+		case OPT_LIST:
+			list_formats(stdout);
+			return -1;
+		case 'h':
+			convert_usage(stdout);
+			return -1;
+		case '?':
+			convert_usage(stderr);
+			return 2;
+		default:
+			rc = bc_format_option_parse(c, OPT_FORMAT_FIRST, optarg, &a->fopts, err,
+						    sizeof(err));
+			if (rc < 0) {
+				bc_error("convert: %s", rc == -ENOENT ? "unknown option" : err);
 				return 2;
 			}
-			break;
-		case 'h':
-			printf(convert_usage, bc_prf_opts_help);
-			return 0;
-		default:
-			fprintf(stderr, convert_usage, bc_prf_opts_help);
-			return 2;
 		}
 	}
 	if (optind >= argc) {
@@ -185,14 +222,28 @@ int bc_cmd_convert(int argc, char **argv)
 			 argv[optind + 1]);
 		return 2;
 	}
-	exp = argv[optind];
+	a->exp = argv[optind];
+	bc_format_names(names, sizeof(names), " ");
 	if (!format) {
-		bc_error("convert: no format given; add -f prf-csv or -f prf-dump");
+		bc_error("convert: no format given; add -f FORMAT (%s), e.g. -f prf-csv", names);
 		return 2;
 	}
-	if (bc_prf_format_parse(format, &po) < 0) {
-		bc_error("convert: unknown format '%s'; formats: prf-csv prf-dump", format);
+	a->format = bc_format_find(format);
+	if (!a->format) {
+		bc_error("convert: unknown format '%s'; formats: %s", format, names);
 		return 2;
 	}
-	return convert(exp, descendants, output, &po);
+	return 0;
+}
+
+int bc_cmd_convert(int argc, char **argv)
+{
+	struct convert_args a = {.descendants = true};
+	int rc;
+
+	bc_format_opts_init(&a.fopts);
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	return a.format->output == BC_FORMAT_EXPERIMENT ? to_experiment(&a) : to_file(&a);
 }

@@ -295,7 +295,7 @@ int bc_cmd_record(int argc, char **argv)
 	rc = bc_record_parse_opts(argc, argv, &opts, err, sizeof(err));
 	if (rc != 0) {
 		if (rc > 0)
-			fputs(bc_record_usage, stdout);
+			bc_record_help(stdout);
 		else
 			bc_error("%s", err);
 		bc_record_opts_free(&opts);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bpfcollect/capture.h"
+#include "bpfcollect/formats.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/symbols.h"
 
@@ -76,12 +77,11 @@ const char bc_record_usage[] =
 	"  -C COMMENT         a comment for the experiment's notes (repeatable)\n"
 	"  -A on|off          copy the programs and libraries it maps into the\n"
 	"                     experiment's archives/ at the end (default on)\n"
-	"  -f er|prf-csv|prf-dump  outputs (repeatable; default er). With PRF\n"
-	"                     alone, -o names the PRF file (- or none: stdout);\n"
-	"                     with an experiment too, the PRF file is NAME.csv or\n"
-	"                     NAME.dump beside NAME.er\n"
-	"  --utc, --prf-layout=hitachi|cosminexus, --prf-name=NAME,\n"
-	"  --prf-truncate=first|middle|last   PRF options (docs/prf.md)\n"
+	"  -f FORMAT          an output format (repeatable; default er; the list\n"
+	"                     is below). With an experiment, each other format\n"
+	"                     writes NAME.csv, NAME.dump, ... beside NAME.er;\n"
+	"                     without one, -o names the file (- or none: stdout),\n"
+	"                     NAME plus each format's suffix when there are several\n"
 	"  --bufsize=MIB      ring buffer size in MiB, power of two (default 8)\n"
 	"  --max-probes=N     refuse to probe more than N functions (default 4096):\n"
 	"                     every process running a probed function pays for it\n"
@@ -89,7 +89,15 @@ const char bc_record_usage[] =
 	"                     kernel has uprobe_multi links (slow to detach)\n"
 	"  -q, --quiet        no status line\n"
 	"  -v, --verbose      libbpf diagnostics\n"
-	"  -h, --help         this text\n";
+	"  -h, --help         this text\n"
+	"\n"
+	"Formats (-f) and their options:\n";
+
+void bc_record_help(FILE *out)
+{
+	fputs(bc_record_usage, out);
+	bc_formats_help(out);
+}
 
 enum {
 	OPT_SYSCALLS = 256,
@@ -98,25 +106,18 @@ enum {
 	OPT_ARG,
 	OPT_RETVAL,
 	OPT_STRING_SIZE,
-	OPT_UTC,
-	OPT_PRF_LAYOUT,
-	OPT_PRF_NAME,
-	OPT_PRF_TRUNCATE,
 	OPT_OFFCPU,
 	OPT_MAX_PROBES,
+	OPT_FORMAT_FIRST = 1024, /* the formats' options (bc_format_longopts) */
 };
 
-static const struct option longopts[] = {
+static const struct option base_longopts[] = {
 	{"syscalls", optional_argument, NULL, OPT_SYSCALLS},
 	{"bufsize", required_argument, NULL, OPT_BUFSIZE},
 	{"no-uprobe-multi", no_argument, NULL, OPT_NO_MULTI},
 	{"arg", required_argument, NULL, OPT_ARG},
 	{"retval", required_argument, NULL, OPT_RETVAL},
 	{"string-size", required_argument, NULL, OPT_STRING_SIZE},
-	{"utc", no_argument, NULL, OPT_UTC},
-	{"prf-layout", required_argument, NULL, OPT_PRF_LAYOUT},
-	{"prf-name", required_argument, NULL, OPT_PRF_NAME},
-	{"prf-truncate", required_argument, NULL, OPT_PRF_TRUNCATE},
 	{"offcpu", no_argument, NULL, OPT_OFFCPU},
 	{"max-probes", required_argument, NULL, OPT_MAX_PROBES},
 	{"quiet", no_argument, NULL, 'q'},
@@ -129,6 +130,26 @@ static int bad(char *err, size_t errlen, const char *msg, const char *arg)
 {
 	snprintf(err, errlen, msg, arg);
 	return -EINVAL;
+}
+
+/* -f FORMAT: known, each once; one experiment at most. */
+static int add_format(struct bc_record_opts *o, const char *name, char *err, size_t errlen)
+{
+	const struct bc_format *f = bc_format_find(name);
+	char names[128];
+
+	if (!f) {
+		snprintf(err, errlen, "-f takes one of %s, not '%s'",
+			 bc_format_names(names, sizeof(names), ", "), name);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < o->n_formats; i++)
+		if (o->formats[i] == f)
+			return 0;
+	if (o->n_formats == BC_MAX_FORMATS)
+		return bad(err, errlen, "%s", "too many -f formats");
+	o->formats[o->n_formats++] = f;
+	return 0;
 }
 
 /* -P PID[,PID...]: positive ids, each once, at most BC_MAX_ATTACH_PIDS in all. */
@@ -237,7 +258,8 @@ static int parse_duration(const char *arg, double *out)
 
 int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *err, size_t errlen)
 {
-	size_t used = 0;
+	struct option longopts[64];
+	size_t used = 0, n_opts;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -247,13 +269,18 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 	o->string_size = BC_STRLEN_DEFAULT;
 	o->sample_ms = 1000;
 	o->archive = true;
-	bc_prf_opts_init(&o->prf);
+	bc_format_opts_init(&o->fopts);
 	o->specs = calloc((size_t)argc + 1, sizeof(*o->specs));
 	o->arg_specs = calloc((size_t)argc + 1, sizeof(*o->arg_specs));
 	o->ret_specs = calloc((size_t)argc + 1, sizeof(*o->ret_specs));
 	o->comments = calloc((size_t)argc + 1, sizeof(*o->comments));
 	if (!o->specs || !o->arg_specs || !o->ret_specs || !o->comments)
 		return bad(err, errlen, "%s", "out of memory");
+	n_opts = sizeof(base_longopts) / sizeof(base_longopts[0]) - 1;
+	memcpy(longopts, base_longopts, n_opts * sizeof(*longopts));
+	if (bc_format_longopts(longopts, &n_opts, sizeof(longopts) / sizeof(longopts[0]),
+			       OPT_FORMAT_FIRST) < 0)
+		return bad(err, errlen, "%s", "too many format options");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:H:s:i:akqvh", longopts,
@@ -376,26 +403,9 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 			o->comments[o->n_comments++] = optarg;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "er"))
-				o->outputs |= BC_OUT_ER;
-			else if (!strcmp(optarg, "prf-csv"))
-				o->outputs |= BC_OUT_PRF_CSV;
-			else if (!strcmp(optarg, "prf-dump"))
-				o->outputs |= BC_OUT_PRF_DUMP;
-			else
-				return bad(err, errlen,
-					   "-f takes er, prf-csv or prf-dump, not '%s'", optarg);
-			break;
-		case OPT_UTC:
-		case OPT_PRF_LAYOUT:
-		case OPT_PRF_NAME:
-		case OPT_PRF_TRUNCATE: {
-			const char *names[] = {"utc", "prf-layout", "prf-name", "prf-truncate"};
-
-			if (bc_prf_opt_parse(&o->prf, names[c - OPT_UTC], optarg, err, errlen) < 0)
+			if (add_format(o, optarg, err, errlen) < 0)
 				return -EINVAL;
 			break;
-		}
 		case 'A':
 			if (strcmp(optarg, "on") && strcmp(optarg, "off") && strcmp(optarg, "copy"))
 				return bad(err, errlen, "-A takes on, off or copy, not '%s'",
@@ -439,12 +449,18 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 				   "option '%s' needs a value; see bpfcollect record --help",
 				   argv[optind - 1]);
 		default:
+			if (c >= OPT_FORMAT_FIRST) {
+				if (bc_format_option_parse(c, OPT_FORMAT_FIRST, optarg, &o->fopts,
+							   err, errlen) < 0)
+					return -EINVAL;
+				break;
+			}
 			return bad(err, errlen, "unknown option '%s'; see bpfcollect record --help",
 				   argv[optind - 1]);
 		}
 	}
-	if (!o->outputs)
-		o->outputs = BC_OUT_ER;
+	if (!o->n_formats)
+		o->formats[o->n_formats++] = bc_format_find("er");
 	if (o->system_wide && (o->n_attach_pids || optind < argc))
 		return bad(err, errlen,
 			   "record: -a traces every process; give -a, -P PID or a command, not "

@@ -193,6 +193,21 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
 	return h->size;
 }
 
+/* The path in r, NUL-terminated within name_len and the record; "" when there is none. */
+const char *bc_io_path(const struct bc_rec_io *r, size_t *len)
+{
+	size_t off = sizeof(*r) + 8 * (size_t)r->n_user;
+	const char *name = (const char *)r + off;
+	size_t max = r->h.size > off ? r->h.size - off : 0;
+
+	if (max > r->name_len)
+		max = r->name_len;
+	*len = max ? strnlen(name, max) : 0;
+	if (*len == max) /* no NUL inside: keep what is whole */
+		*len = max ? max - 1 : 0;
+	return *len ? name : "";
+}
+
 int bc_mapping_from_record(const struct bc_rec_mmap *rec, char *path, size_t pathlen,
 			   struct bc_mapping *m)
 {

@@ -8,6 +8,7 @@
  * files are indexed and replayed by er_replay.c.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -184,6 +185,70 @@ static int set_str(char **dst, const char *s)
 	return 0;
 }
 
+/* "A,B,C" (or "-": none) into info->extra_pids. */
+static int parse_pids(struct bc_er_info *info, const char *val)
+{
+	size_t n = 0;
+	uint32_t *v;
+
+	free(info->extra_pids);
+	info->extra_pids = NULL;
+	info->n_extra_pids = 0;
+	if (!strcmp(val, "-"))
+		return 0;
+	for (const char *p = val; *p; p++)
+		n += *p == ',';
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (const char *p = val; *p && info->n_extra_pids <= n;) {
+		char *end;
+		unsigned long pid = strtoul(p, &end, 10);
+
+		if (end == p || pid == 0 || pid > UINT32_MAX)
+			break; /* untrusted: keep what parsed */
+		v[info->n_extra_pids++] = (uint32_t)pid;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			break;
+	}
+	info->extra_pids = v;
+	return 0;
+}
+
+/* One exp_KEY of the session comment; num: its value when it is a number. */
+static int session_key(struct bc_er_info *info, const char *key, const char *val,
+		       const uint64_t *num)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} flags[] = {
+		{"kernel", offsetof(struct bc_er_info, kernel_exp)},
+		{"system_wide", offsetof(struct bc_er_info, system_wide)},
+		{"attached", offsetof(struct bc_er_info, attached)},
+		{"no_follow", offsetof(struct bc_er_info, no_follow)},
+		{"offcpu", offsetof(struct bc_er_info, offcpu)},
+		{"offcpu_in_founder", offsetof(struct bc_er_info, offcpu_in_founder)},
+		{"heap", offsetof(struct bc_er_info, heap)},
+		{"sync", offsetof(struct bc_er_info, sync)},
+		{"io", offsetof(struct bc_er_info, io)},
+	};
+
+	if (!strcmp(key, "extra_pids"))
+		return parse_pids(info, val);
+	if (!num || *num > UINT32_MAX)
+		return 0; /* untrusted: a bad value is no fact */
+	if (!strcmp(key, "profile_us"))
+		info->profile_us = (uint32_t)*num;
+	else if (!strcmp(key, "sync_us"))
+		info->sync_threshold_us = (uint32_t)*num;
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (!strcmp(key, flags[i].key))
+			*(bool *)((char *)info + flags[i].off) = *num != 0;
+	return 0;
+}
+
 /* One key=value of a "bpfcollect: ..." comment; unknown keys are newer facts, skipped. */
 static int comment_key(struct bc_er_info *info, const char *key, const char *val)
 {
@@ -214,6 +279,8 @@ static int comment_key(struct bc_er_info *info, const char *key, const char *val
 		info->bad_records = v;
 	else if (!strcmp(key, "records") && num)
 		info->records_written = v;
+	else if (!strncmp(key, "exp_", 4))
+		return session_key(info, key + 4, val, num ? &v : NULL);
 	for (int i = 0; i < BC_LOSS_NR; i++)
 		if (!strcmp(key, bc_loss_class_name(i)) && num)
 			info->lost[i] = v;
@@ -594,6 +661,7 @@ void bc_er_info_free(struct bc_er_info *info)
 	for (size_t i = 0; info->argv && info->argv[i]; i++)
 		free(info->argv[i]);
 	free(info->argv);
+	free(info->extra_pids);
 	bc_functab_free(&info->funcs);
 	memset(info, 0, sizeof(*info));
 }

@@ -113,7 +113,7 @@ int bc_er_index_file(struct bc_er_reader *r, enum bc_er_file f)
 	if (fd < 0) {
 		if (errno != ENOENT)
 			return bc_er_fail(r, -errno, "%s/%s: %s", r->path, name, strerror(errno));
-		if (info->format)
+		if (info->format >= bc_er_file_since(f))
 			bc_er_note(info, "%s: missing", name);
 		return 0;
 	}
@@ -282,6 +282,20 @@ int bc_er_replay(struct bc_er_reader *r, struct bc_sink *sink)
 		.funcs = &info->funcs,
 		.ringbuf_bytes = info->ringbuf_bytes,
 		.syscalls = info->syscalls,
+		.hostname = info->hostname,
+		.no_follow = info->no_follow,
+		.profile_us = info->profile_us,
+		.attached = info->attached,
+		.extra_pids = info->extra_pids,
+		.n_extra_pids = info->n_extra_pids,
+		.kernel = info->kernel_exp,
+		.system_wide = info->system_wide,
+		.offcpu = info->offcpu,
+		.offcpu_in_founder = info->offcpu_in_founder,
+		.heap = info->heap,
+		.sync = info->sync,
+		.sync_threshold_us = info->sync_threshold_us,
+		.io = info->io,
 	};
 	struct bc_session_end end = {
 		.exit_status = info->exit_status,

@@ -14,11 +14,20 @@ static const char *const file_names[BC_ER_NFILES] = {
 	[BC_ER_SYSCALLS] = "syscalls",
 	[BC_ER_PROCTRACE] = "proctrace",
 	[BC_ER_SCHED] = "sched",
+	[BC_ER_SAMPLES] = "samples",
+	[BC_ER_HEAP] = "heap",
+	[BC_ER_SYNC] = "sync",
+	[BC_ER_IO] = "io",
 };
 
 const char *bc_er_file_name(enum bc_er_file f)
 {
 	return (unsigned int)f < BC_ER_NFILES ? file_names[f] : NULL;
+}
+
+unsigned int bc_er_file_since(enum bc_er_file f)
+{
+	return f >= BC_ER_SAMPLES ? 2 : 1;
 }
 
 int bc_er_file_for_kind(unsigned int kind)
@@ -40,6 +49,14 @@ int bc_er_file_for_kind(unsigned int kind)
 		return BC_ER_PROCTRACE;
 	case BC_REC_OFFCPU:
 		return BC_ER_SCHED;
+	case BC_REC_PROFILE:
+		return BC_ER_SAMPLES;
+	case BC_REC_HEAP:
+		return BC_ER_HEAP;
+	case BC_REC_SYNC:
+		return BC_ER_SYNC;
+	case BC_REC_IO:
+		return BC_ER_IO;
 	default:
 		return -EINVAL;
 	}

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/er_traces.h"
+#include "bpfcollect/model.h"
 
 #define BUF_FLUSH  (64u << 10)
 #define MAX_PACKET (BC_ER_IO_SIZE + BC_PATH_LEN + 8)
@@ -269,25 +270,10 @@ int er_traces_add_sync(struct er_traces *t, struct er_profile *frames, const str
 	return 0;
 }
 
-/* The path in r, NUL-terminated within name_len and the record; "" when there is none. */
-const char *er_traces_io_name(const struct bc_rec_io *r, size_t *len)
-{
-	size_t off = sizeof(*r) + 8 * (size_t)r->n_user;
-	const char *name = (const char *)r + off;
-	size_t max = r->h.size > off ? r->h.size - off : 0;
-
-	if (max > r->name_len)
-		max = r->name_len;
-	*len = max ? strnlen(name, max) : 0;
-	if (*len == max) /* no NUL inside: keep what is whole */
-		*len = max ? max - 1 : 0;
-	return *len ? name : "";
-}
-
 int er_traces_add_io(struct er_traces *t, struct er_profile *frames, const struct bc_rec_io *r)
 {
 	size_t name_len, n = r->n_user;
-	const char *name = er_traces_io_name(r, &name_len);
+	const char *name = bc_io_path(r, &name_len);
 	uint16_t size;
 	int rc;
 	char *b;

@@ -389,6 +389,20 @@ static void er_sb_begin_comments(struct er_strbuf *b, const struct bc_session *s
 		     s->syscalls ? "on" : "off", s->funcs ? s->funcs->n : 0);
 	er_sb_comment(b, &t);
 	t.len = 0;
+	/* what was recorded, so a conversion makes the same experiment */
+	er_sb_printf(&t,
+		     "bpfcollect: session exp_kernel=%d exp_system_wide=%d exp_attached=%d "
+		     "exp_no_follow=%d exp_offcpu=%d exp_offcpu_in_founder=%d exp_profile_us=%u "
+		     "exp_heap=%d exp_sync=%d exp_sync_us=%u exp_io=%d exp_extra_pids=",
+		     s->kernel, s->system_wide, s->attached, s->no_follow, s->offcpu,
+		     s->offcpu_in_founder, s->profile_us, s->heap, s->sync, s->sync_threshold_us,
+		     s->io);
+	for (size_t i = 0; i < s->n_extra_pids; i++)
+		er_sb_printf(&t, "%s%u", i ? "," : "", s->extra_pids[i]);
+	if (!s->n_extra_pids)
+		er_sb_printf(&t, "-");
+	er_sb_comment(b, &t);
+	t.len = 0;
 	er_sb_printf(&t, "bpfcollect: clock start_ktime=%llu wall_offset_ns=%lld",
 		     (unsigned long long)s->start_ktime, (long long)s->wall_offset_ns);
 	er_sb_comment(b, &t);
@@ -501,6 +515,24 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	return err;
 }
 
+/* The gprofng packets of a record of a kind gprofng knows (clock, heap, sync, I/O). */
+static int add_gprofng_packets(struct er_writer *w, const struct bc_rec_head *h)
+{
+	if (h->kind == BC_REC_OFFCPU && w->offcpu_clock && h->size >= sizeof(struct bc_rec_offcpu))
+		return er_profile_add_offcpu(&w->profile, (const struct bc_rec_offcpu *)h);
+	if (!w->profiling)
+		return 0;
+	if (h->kind == BC_REC_PROFILE && h->size >= sizeof(struct bc_rec_profile))
+		return er_profile_add(&w->profile, (const struct bc_rec_profile *)h);
+	if (h->kind == BC_REC_HEAP && h->size >= sizeof(struct bc_rec_heap))
+		return er_traces_add_heap(&w->traces, &w->profile, (const struct bc_rec_heap *)h);
+	if (h->kind == BC_REC_SYNC && h->size >= sizeof(struct bc_rec_sync))
+		return er_traces_add_sync(&w->traces, &w->profile, (const struct bc_rec_sync *)h);
+	if (h->kind == BC_REC_IO && h->size >= sizeof(struct bc_rec_io))
+		return er_traces_add_io(&w->traces, &w->profile, (const struct bc_rec_io *)h);
+	return 0;
+}
+
 static int er_event(struct bc_sink *sink, const struct bc_event *ev)
 {
 	struct er_writer *w = (struct er_writer *)sink;
@@ -513,40 +545,14 @@ static int er_event(struct bc_sink *sink, const struct bc_event *ev)
 	/* the reader frames records by size: a bad one would corrupt the rest of the file */
 	if (h->size < sizeof(*h) || (h->size & 7))
 		return -EINVAL;
-	/* Samples go into gprofng's own files, not a private one. */
-	if (h->kind == BC_REC_PROFILE) {
+	/* Kinds gprofng knows go into its files too; the private file replays them whole. */
+	err = add_gprofng_packets(w, h);
+	if (err)
+		return err;
+	if (h->kind == BC_REC_OFFCPU && !w->offcpu_private) {
 		if (h->ktime > w->last_ktime)
 			w->last_ktime = h->ktime;
-		return w->profiling && h->size >= sizeof(struct bc_rec_profile)
-			       ? er_profile_add(&w->profile, (const struct bc_rec_profile *)h)
-			       : 0;
-	}
-	if (h->kind == BC_REC_HEAP || h->kind == BC_REC_SYNC || h->kind == BC_REC_IO) {
-		if (h->ktime > w->last_ktime)
-			w->last_ktime = h->ktime;
-		if (!w->profiling)
-			return 0;
-		if (h->kind == BC_REC_HEAP && h->size >= sizeof(struct bc_rec_heap))
-			return er_traces_add_heap(&w->traces, &w->profile,
-						  (const struct bc_rec_heap *)h);
-		if (h->kind == BC_REC_SYNC && h->size >= sizeof(struct bc_rec_sync))
-			return er_traces_add_sync(&w->traces, &w->profile,
-						  (const struct bc_rec_sync *)h);
-		if (h->kind == BC_REC_IO && h->size >= sizeof(struct bc_rec_io))
-			return er_traces_add_io(&w->traces, &w->profile,
-						(const struct bc_rec_io *)h);
 		return 0;
-	}
-	if (h->kind == BC_REC_OFFCPU && h->size >= sizeof(struct bc_rec_offcpu)) {
-		if (h->ktime > w->last_ktime)
-			w->last_ktime = h->ktime;
-		if (w->offcpu_clock) {
-			err = er_profile_add_offcpu(&w->profile, (const struct bc_rec_offcpu *)h);
-			if (err)
-				return err;
-		}
-		if (!w->offcpu_private)
-			return 0;
 	}
 	f = bc_er_file_for_kind(h->kind);
 	if (f < 0)

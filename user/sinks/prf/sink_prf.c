@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/prf.h"
+#include "bpfcollect/syscalls.h"
 #include "bpfcollect/sysdecode.h"
 
 /* A function entry whose return has not been seen yet. */
@@ -584,7 +586,14 @@ static int prf_begin(struct bc_sink *s, const struct bc_session *sess)
 	p->root_pid = sess->root_pid;
 	p->wall_offset = sess->wall_offset_ns;
 	if (!p->have_ip) {
-		p->host_ip = bc_prf_host_ip();
+		char me[256];
+
+		/* This host's address only describes an experiment recorded here. */
+		if (sess->hostname &&
+		    (gethostname(me, sizeof(me)) < 0 || strcmp(me, sess->hostname)))
+			p->host_ip = 0;
+		else
+			p->host_ip = bc_prf_host_ip();
 		p->have_ip = true;
 	}
 	if (sess->root_pid && !thread_find(p, sess->root_pid)) {
@@ -618,6 +627,71 @@ static int sched_event(struct prf_sink *p, struct prf_thread *t, const struct bc
 	bc_prf_put_be64(p->opt + n + 24, ((uint64_t)o->waker_pid << 32) | o->waker_tid);
 	return emit(p, t, 0, 0, BC_PRF_EV_SCHED_OFFCPU, o->h.ktime, 0, false, "sched",
 		    o->state && !o->preempt ? "blocked" : "preempted", n + 32);
+}
+
+/* cpu (4), kernel and user frame counts (2 each), then the frames, leaf first, as fit. */
+static int sample_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
+{
+	const struct bc_rec_profile *r = (const void *)ev->rec;
+	size_t frames = (size_t)r->n_kernel + r->n_user, n = 8;
+
+	bc_prf_put_be64(p->opt,
+			((uint64_t)r->cpu << 32) | ((uint32_t)r->n_kernel << 16) | r->n_user);
+	for (size_t i = 0; i < frames && n + 8 <= BC_PRF_OPT_MAX; i++, n += 8)
+		bc_prf_put_be64(p->opt + n, r->ips[i]);
+	return emit(p, t, 0, 0, BC_PRF_EV_SAMPLE, r->h.ktime, 0, false, "profile",
+		    r->n_kernel ? "kernel" : "user", n);
+}
+
+/* The first return address of a stack (the caller), 0 without one. */
+static uint64_t caller_of(const __u64 *ips, size_t n)
+{
+	return n ? ips[0] : 0;
+}
+
+static int heap_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
+{
+	const struct bc_rec_heap *r = (const void *)ev->rec;
+	size_t n = opt_entry_time(p, r->start_ktime);
+
+	bc_prf_put_be64(p->opt + n, r->size);
+	bc_prf_put_be64(p->opt + n + 8, r->addr);
+	bc_prf_put_be64(p->opt + n + 16, r->old_addr);
+	bc_prf_put_be64(p->opt + n + 24, caller_of(r->ips, r->n_user));
+	return emit(p, t, 0, 0, BC_PRF_EV_HEAP, r->h.ktime, 0, false, "heap",
+		    bc_heap_fn_name(r->fn), n + 32);
+}
+
+static int sync_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
+{
+	const struct bc_rec_sync *r = (const void *)ev->rec;
+	size_t n = opt_entry_time(p, r->start_ktime);
+
+	bc_prf_put_be64(p->opt + n, r->object);
+	bc_prf_put_be64(p->opt + n + 8, r->h.ktime - r->start_ktime);
+	bc_prf_put_be64(p->opt + n + 16, caller_of(r->ips, r->n_user));
+	return emit(p, t, 0, 0, BC_PRF_EV_SYNC, r->h.ktime, 0, false, "sync",
+		    bc_sync_fn_name(r->fn), n + 24);
+}
+
+static int io_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
+{
+	const struct bc_rec_io *r = (const void *)ev->rec;
+	bool failed = r->ret < 0 && r->ret >= -4095;
+	const char *sys = r->nr == BC_IO_NR_INHERITED ? "inherited" : bc_syscall_name(r->nr);
+	size_t n = opt_entry_time(p, r->start_ktime), path_len;
+	const char *path = bc_io_path(r, &path_len);
+	char opr[32];
+
+	bc_prf_put_be64(p->opt + n, (uint64_t)r->ret);
+	bc_prf_put_be64(p->opt + n + 8, r->nbyte);
+	bc_prf_put_be64(p->opt + n + 16, ((uint64_t)(uint32_t)r->fd << 32) | (uint32_t)r->ofd);
+	bc_prf_put_be64(p->opt + n + 24, ((uint64_t)r->iotype << 32) | r->fstype);
+	n = opt_text(p, n + 32, path, path_len);
+	if (!sys)
+		snprintf(opr, sizeof(opr), "syscall_%" PRIu32, r->nr);
+	return emit(p, t, 0, 0, BC_PRF_EV_IO, r->h.ktime, failed ? (uint64_t)-r->ret : 0, failed,
+		    "io", sys ? sys : opr, n);
 }
 
 static int prf_event(struct bc_sink *s, const struct bc_event *ev)
@@ -662,8 +736,14 @@ static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 	case BC_REC_THREAD_EXIT:
 	case BC_REC_PROC_EXIT:
 		return proc_event(p, t, ev);
-	case BC_REC_PROFILE: /* samples are no trace points */
-		return 0;
+	case BC_REC_PROFILE:
+		return sample_event(p, t, ev);
+	case BC_REC_HEAP:
+		return heap_event(p, t, ev);
+	case BC_REC_SYNC:
+		return sync_event(p, t, ev);
+	case BC_REC_IO:
+		return io_event(p, t, ev);
 	case BC_REC_OFFCPU:
 		return sched_event(p, t, ev);
 	case BC_REC_PROC_NAME: {

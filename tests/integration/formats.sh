@@ -1,0 +1,108 @@
+# Sourced by run.sh: the format registry, live against converted, and output safety.
+
+# gprofng's views that our data kinds feed, without the lines naming the experiment.
+gprofng_views() { # gprofng_views EXP
+	gprofng display text -functions -heap -synctrace -ioactivity "$1" 2>&1 |
+		grep -v -e "$1" -e '^Stack 0x'
+}
+
+# The kinds `report events` prints (column 6), one per line, sorted, unique.
+event_kinds() { # event_kinds EVENTS_FILE
+	awk '{ print $6 }' "$1" | sort -u | tr '\n' ' '
+}
+
+test_formats() {
+	echo "# every format: record -f FMT live equals convert -f FMT, for every record kind"
+	local name output suffix args=() formats=0
+	rm -rf fmt.d fmt.er fmtconv.er && mkdir fmt.d
+	while read -r name output suffix; do
+		args+=(-f "$name")
+		formats=$((formats + 1))
+	done < <("$BC" convert --list-formats)
+	check "convert --list-formats names the formats (er, prf-csv, prf-dump, text, ...)" \
+		test "$formats" -ge 4
+	"$BC" record -q -o fmt.er "${args[@]}" -p on -H on -s on -i on --offcpu --syscalls \
+		-u 'tgt_*' -- "$TGT/kinds" fmt.d >fmt.out 2>fmt.err
+	check_eq "record with every format at once exits 0" 0 $?
+	check "the experiment opens in gprofng" gprofng_ok fmt.er
+	"$BC" report fmt.er events >fmt.ev 2>/dev/null
+	local k missing=""
+	for k in entry return sys_enter sys_exit fork thread thread_exit exec exit offcpu sample \
+		heap sync io; do
+		awk -v k="$k" '$6 == k { found = 1 } END { exit !found }' fmt.ev || missing="$missing $k"
+	done
+	check_eq "report events shows every kind the recording made" "" "$missing"
+	while read -r name output suffix; do
+		if [ "$output" = experiment ]; then
+			rm -rf "fmtconv$suffix"
+			"$BC" convert fmt.er -f "$name" -o "fmtconv$suffix" 2>fmtconv.err
+			check_eq "convert -f $name exits 0" 0 $?
+			check "convert -f $name: gprofng opens it" gprofng_ok "fmtconv$suffix"
+			"$BC" report "fmtconv$suffix" events >fmtconv.ev 2>/dev/null
+			check_eq "convert -f $name: the same events, every kind ($(event_kinds fmt.ev))" \
+				"$(sort fmt.ev | md5sum)" "$(sort fmtconv.ev | md5sum)"
+			check_eq "convert -f $name: gprofng shows the same functions, heap, sync, I/O" \
+				"$(gprofng_views fmt.er | md5sum)" \
+				"$(gprofng_views "fmtconv$suffix" | md5sum)"
+		else
+			"$BC" convert fmt.er -f "$name" -o "fmtconv$suffix" 2>fmtconv.err
+			check_eq "convert -f $name exits 0" 0 $?
+			check "record -f $name wrote fmt$suffix" test -s "fmt$suffix"
+			check_eq "convert -f $name equals record -f $name, line for line (sorted)" \
+				"$(sort "fmt$suffix" | md5sum)" "$(sort "fmtconv$suffix" | md5sum)"
+		fi
+	done < <("$BC" convert --list-formats)
+	# PRF gives each kind its own event id (docs/prf.md)
+	local id ids=""
+	for id in 0x0100 0x0101 0x0200 0x0201 0x0300 0x0301 0x0302 0x0303 0x0304 0x0401 0x0500 \
+		0x0600 0x0700 0x0800; do
+		grep -q ",$id," fmt.csv || ids="$ids $id"
+	done
+	check_eq "PRF has a record of every kind's event id" "" "$ids"
+	check "PRF names heap, sync and I/O calls" grep -q ',heap,malloc,' fmt.csv
+	check "and sync" grep -q ',sync,pthread_mutex_lock,' fmt.csv
+	check "and I/O" grep -q ',io,write,' fmt.csv
+	check "no record kind is unknown to PRF" bash -c "! grep -q ',agent,kind_0x' fmt.csv"
+}
+
+test_convert_output() {
+	echo "# convert -o: only a regular file outside the experiment is replaced, and only on success"
+	rm -rf out.er out.d && mkdir out.d
+	"$BC" record -q -o out.er -u 'tgt_*' -- "$TGT/calls" 20 1 >/dev/null 2>&1
+	check_eq "record exits 0" 0 $?
+	printf 'keep me\n' >out.d/keep.csv
+	chmod 640 out.d/keep.csv
+	cp -p out.d/keep.csv out.d/keep.orig
+	"$BC" convert nosuch.er -f prf-csv -o out.d/keep.csv 2>out.err
+	check_eq "a failed convert exits 1" 1 $?
+	check "and leaves the existing file byte for byte" cmp -s out.d/keep.csv out.d/keep.orig
+	check "and no temporary file behind" bash -c "! ls -A out.d | grep -q '^\.keep'"
+	mknod out.d/chardev c 1 3
+	expect_error "a character device is not replaced" "out.d/chardev is a device" \
+		"$BC" convert out.er -f prf-csv -o out.d/chardev
+	"$BC" convert out.er -f prf-csv -o out.d/chardev 2>/dev/null
+	check_eq "a usage error: exit status 2" 2 $?
+	check "and stays a character device" test -c out.d/chardev
+	ln -s keep.csv out.d/link.csv
+	expect_error "a symbolic link is not replaced" "is a symbolic link" \
+		"$BC" convert out.er -f prf-csv -o out.d/link.csv
+	check "and stays a link to the same file" test "$(readlink out.d/link.csv)" = keep.csv
+	expect_error "a directory is not replaced" "is a directory" \
+		"$BC" convert out.er -f prf-csv -o out.d
+	local before
+	before=$(md5sum <out.er/log.xml)
+	expect_error "an output inside the experiment read is refused" "inside the experiment" \
+		"$BC" convert out.er -f prf-csv -o out.er/log.xml
+	check_eq "and the experiment's log.xml is untouched" "$before" "$(md5sum <out.er/log.xml)"
+	expect_error "an experiment output inside the input is refused" "inside the experiment" \
+		"$BC" convert out.er -f er -o out.er/sub.er
+	check "and nothing is left inside it" test ! -e out.er/sub.er
+	expect_error "-f er needs -o" "-o NAME.er" "$BC" convert out.er -f er
+	"$BC" convert out.er -f prf-csv -o out.d/keep.csv 2>/dev/null
+	check_eq "a convert that succeeds replaces the regular file" 0 $?
+	check "with the PRF records" grep -q '^PRF,' out.d/keep.csv
+	check_eq "keeping its mode" 640 "$(stat -c %a out.d/keep.csv)"
+	"$BC" convert out.er -f prf-csv -o /dev/null 2>/dev/null
+	check "convert -o /dev/null is refused" test $? -ne 0
+	check "and /dev/null is still the null device" test -c /dev/null
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/* The format registry (see bpfcollect/formats.h): one line per format. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bpfcollect/experiment.h"
+#include "bpfcollect/formats.h"
+#include "bpfcollect/sink_text.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---------------------------------------------------------------- constructors */
+
+static struct bc_sink *new_er(const struct bc_format_args *a, char *err, size_t errlen)
+{
+	return bc_er_format_sink_new(a->exp_path, err, errlen);
+}
+
+static struct bc_sink *new_prf(const struct bc_format_args *a, enum bc_prf_format format, char *err,
+			       size_t errlen)
+{
+	struct bc_prf_opts o = a->opts->prf;
+	struct bc_sink *s;
+
+	o.format = format;
+	s = bc_prf_sink_new(a->out, &o);
+	if (!s)
+		snprintf(err, errlen, "out of memory");
+	return s;
+}
+
+static struct bc_sink *new_prf_csv(const struct bc_format_args *a, char *err, size_t errlen)
+{
+	return new_prf(a, BC_PRF_CSV, err, errlen);
+}
+
+static struct bc_sink *new_prf_dump(const struct bc_format_args *a, char *err, size_t errlen)
+{
+	return new_prf(a, BC_PRF_DUMP, err, errlen);
+}
+
+static struct bc_sink *new_text(const struct bc_format_args *a, char *err, size_t errlen)
+{
+	struct bc_sink *s = bc_text_sink_new(a->out);
+
+	if (!s)
+		snprintf(err, errlen, "out of memory");
+	return s;
+}
+
+/* ---------------------------------------------------------------- options */
+
+static const struct option prf_longopts[] = {
+	{"utc", no_argument, NULL, 0},
+	{"prf-layout", required_argument, NULL, 0},
+	{"prf-name", required_argument, NULL, 0},
+	{"prf-truncate", required_argument, NULL, 0},
+	{"prf-host-ip", required_argument, NULL, 0},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_prf(struct bc_format_opts *o, const char *name, const char *arg, char *err,
+		     size_t errlen)
+{
+	int rc = bc_prf_opt_parse(&o->prf, name, arg, err, errlen);
+
+	return rc == -ENOENT ? -EINVAL : rc;
+}
+
+static const struct bc_format_options prf_options = {
+	.longopts = prf_longopts,
+	.help = bc_prf_opts_help,
+	.parse = parse_prf,
+};
+
+/* ---------------------------------------------------------------- the registry */
+
+static const struct bc_format formats[] = {
+	{"er", "an experiment gprofng reads (default for record)", BC_FORMAT_EXPERIMENT, ".er",
+	 new_er, NULL},
+	{"prf-csv", "PRF records, CSV: a header line, one record per line", BC_FORMAT_FILE, ".csv",
+	 new_prf_csv, &prf_options},
+	{"prf-dump", "PRF records, dump: labelled lines and a hex dump of OPT", BC_FORMAT_FILE,
+	 ".dump", new_prf_dump, &prf_options},
+	{"text", "one line per event, as `report EXP events` prints them", BC_FORMAT_FILE, ".txt",
+	 new_text, NULL},
+};
+
+void bc_format_opts_init(struct bc_format_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	bc_prf_opts_init(&o->prf);
+}
+
+const struct bc_format *bc_format_find(const char *name)
+{
+	for (size_t i = 0; name && i < NELEM(formats); i++)
+		if (!strcmp(formats[i].name, name))
+			return &formats[i];
+	return NULL;
+}
+
+const struct bc_format *bc_format_at(size_t i)
+{
+	return i < NELEM(formats) ? &formats[i] : NULL;
+}
+
+const char *bc_format_names(char *buf, size_t len, const char *sep)
+{
+	size_t pos = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < NELEM(formats) && pos < len; i++) {
+		int n = snprintf(buf + pos, len - pos, "%s%s", i ? sep : "", formats[i].name);
+
+		if (n < 0)
+			break;
+		pos += (size_t)n;
+	}
+	return buf;
+}
+
+/* Whether formats[i] is the first to name its options (families share them). */
+static bool first_with_options(size_t i)
+{
+	if (!formats[i].options)
+		return false;
+	for (size_t k = 0; k < i; k++)
+		if (formats[k].options == formats[i].options)
+			return false;
+	return true;
+}
+
+void bc_formats_help(FILE *out)
+{
+	for (size_t i = 0; i < NELEM(formats); i++)
+		fprintf(out, "  %-10s %s\n", formats[i].name, formats[i].help);
+	for (size_t i = 0; i < NELEM(formats); i++)
+		if (first_with_options(i))
+			fputs(formats[i].options->help, out);
+}
+
+int bc_format_longopts(struct option *opts, size_t *n, size_t cap, int first_val)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < NELEM(formats); i++) {
+		if (!first_with_options(i))
+			continue;
+		for (const struct option *o = formats[i].options->longopts; o->name; o++, k++) {
+			if (*n + 1 >= cap)
+				return -ENOSPC;
+			opts[*n] = *o;
+			opts[*n].val = first_val + k;
+			(*n)++;
+		}
+	}
+	memset(&opts[*n], 0, sizeof(opts[*n]));
+	return 0;
+}
+
+int bc_format_option_parse(int val, int first_val, const char *arg, struct bc_format_opts *o,
+			   char *err, size_t errlen)
+{
+	int k = first_val;
+
+	for (size_t i = 0; i < NELEM(formats); i++) {
+		if (!first_with_options(i))
+			continue;
+		for (const struct option *opt = formats[i].options->longopts; opt->name; opt++, k++)
+			if (k == val)
+				return formats[i].options->parse(o, opt->name, arg, err, errlen);
+	}
+	return -ENOENT;
+}

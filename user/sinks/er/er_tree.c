@@ -70,6 +70,24 @@ static struct proc_exp *add(struct er_tree *t, uint32_t pid)
 	return &v[t->n_procs++];
 }
 
+/*
+ * The entry for a new process pid: a fresh one, or, when pid is reused,
+ * the one of the process that had it and exited (its experiment ended at
+ * its exit). The founder's entry stays the founder's: it is retired
+ * (pid 0) and a fresh one is made.
+ */
+static struct proc_exp *reuse_or_add(struct er_tree *t, struct proc_exp *old, uint32_t pid)
+{
+	if (old && old != &t->procs[0]) {
+		memset(old, 0, sizeof(*old));
+		old->pid = pid;
+		return old;
+	}
+	if (old)
+		old->pid = 0;
+	return add(t, pid);
+}
+
 /* Creates DIR/LINEAGE.er and begins its writer for process pid. */
 static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, const char *command)
 {
@@ -130,13 +148,14 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 	char lineage[LINEAGE_MAX];
 	int n;
 
-	if (t->sess.no_follow || find(t, f->child_pid))
+	child = find(t, f->child_pid);
+	if (t->sess.no_follow || (child && !child->exited))
 		return 0;
 	n = snprintf(lineage, sizeof(lineage), "%s_%c%u", parent->lineage, fork_like ? 'f' : 'C',
 		     fork_like ? ++parent->forks : ++parent->clones);
 	if (n >= (int)sizeof(lineage))
 		return -ENAMETOOLONG;
-	child = add(t, f->child_pid);
+	child = reuse_or_add(t, child, f->child_pid);
 	if (!child)
 		return -ENOMEM;
 	parent = NULL; /* add() may have moved it */

@@ -109,7 +109,9 @@ test_kernel() {
 	"$TGT/offcpu" 300 >"$d/kp.out" &
 	local tp=$!
 	sleep 0.2
-	"$BC" record -q -k -t 0.5 -P "$tp" -o "$d/kp.er" >/dev/null 2>"$d/kp.err"
+	# 1 s holds a whole interval wherever the attach lands in the target's first 0.9 s:
+	# its 300 ms sleeps, or the 600 ms pipe wait after them
+	"$BC" record -q -k -t 1 -P "$tp" -o "$d/kp.er" >/dev/null 2>"$d/kp.err"
 	check_eq "record -k -P -t exits 0" 0 $?
 	wait "$tp"
 	check "the attached process has its row, named from /proc" \

@@ -277,74 +277,82 @@ out:
 	return rc;
 }
 
-int bc_cmd_report(int argc, char **argv)
+/* What `report` was asked: the experiment, the views and how to show them. */
+struct report_args {
+	const char *exp;
+	enum bc_sort_key key;
+	bool descendants;
+	uint32_t pid;
+	size_t top;
+	int views;
+	bool default_views;
+	const char *calls_glob;
+	int argc, first_view; /* argv[first_view..argc): the views as given */
+	char **argv;
+};
+
+/* The options: 0, or the exit code (-1: --help, printed, exit 0). */
+static int parse_report_options(int argc, char **argv, struct report_args *a)
 {
 	static const struct option longopts[] = {
 		{"sort", required_argument, NULL, 's'},	  {"top", required_argument, NULL, 'n'},
 		{"founder-only", no_argument, NULL, 'F'}, {"pid", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
-	enum bc_sort_key key = BC_SORT_EXCL;
-	bool descendants = true;
-	size_t n_exps = 1;
-	struct bc_er_info info;
-	struct bc_report *rep = NULL;
-	char err[1024];
-	size_t top = 0;
-	int views = 0, c, rc, exit_code = 1;
-	const char *exp, *calls_glob = NULL;
-	int first_view;
-	uint32_t pid = 0;
+	unsigned long v;
+	char *end;
+	int c;
 
-	memset(&info, 0, sizeof(info));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:n:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (bc_sort_key_parse(optarg, &key) < 0) {
+			if (bc_sort_key_parse(optarg, &a->key) < 0) {
 				bc_error("--sort takes excl, incl, calls, avg or name, not '%s'",
 					 optarg);
 				return 2;
 			}
 			break;
-		case 'n': {
-			char *end;
-
-			top = strtoul(optarg, &end, 10);
+		case 'n':
+			a->top = strtoul(optarg, &end, 10);
 			if (*end || end == optarg) {
 				bc_error("--top takes a number, not '%s'", optarg);
 				return 2;
 			}
 			break;
-		}
 		case 'F':
-			descendants = false;
+			a->descendants = false;
 			break;
-		case 'p': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
+		case 'p':
+			v = strtoul(optarg, &end, 10);
 			if (*end || end == optarg || v == 0 || v > INT32_MAX) {
 				bc_error("--pid takes a process id, not '%s'", optarg);
 				return 2;
 			}
-			pid = (uint32_t)v;
+			a->pid = (uint32_t)v;
 			break;
-		}
 		case 'h':
 			fputs(report_usage, stdout);
-			return 0;
+			return -1;
 		default:
 			fputs(report_usage, stderr);
 			return 2;
 		}
 	}
+	return 0;
+}
+
+/* EXP and the views after the options: 0, or the exit code of a usage error. */
+static int parse_report_views(int argc, char **argv, struct report_args *a)
+{
 	if (optind >= argc) {
 		bc_error("report: no experiment given; usage: bpfcollect report EXP [VIEW...]");
 		return 2;
 	}
-	exp = argv[optind++];
-	first_view = optind;
+	a->exp = argv[optind++];
+	a->argc = argc;
+	a->argv = argv;
+	a->first_view = optind;
 	for (; optind < argc; optind++) {
 		int v = parse_view(argv[optind]);
 
@@ -355,157 +363,170 @@ int bc_cmd_report(int argc, char **argv)
 				 argv[optind]);
 			return 2;
 		}
-		if (v == VIEW_CALLS) {
-			if (optind + 1 >= argc) {
-				bc_error("report: calls needs a function name or glob, e.g. calls "
-					 "'parse*'");
-				return 2;
-			}
-			calls_glob = argv[++optind];
-		}
-		if (v == VIEW_CALLERS_CALLEES && optind + 1 >= argc) {
-			bc_error("report: callers-callees needs a function name or glob, e.g. "
-				 "callers-callees 'parse*'");
+		if ((v == VIEW_CALLS || v == VIEW_CALLERS_CALLEES) && optind + 1 >= argc) {
+			bc_error("report: %s needs a function name or glob, e.g. %s 'parse*'",
+				 argv[optind], argv[optind]);
 			return 2;
 		}
-		if (v == VIEW_CALLERS_CALLEES)
-			optind++; /* its FUNC: print_callers_callees() reads it */
-		views |= v;
+		if (v == VIEW_CALLS)
+			a->calls_glob = argv[optind + 1];
+		if (v == VIEW_CALLS || v == VIEW_CALLERS_CALLEES)
+			optind++; /* its FUNC (print_callers_callees() reads it again) */
+		a->views |= v;
 	}
-	bool default_views = !views;
+	a->default_views = !a->views;
+	if (!a->views)
+		a->views = VIEW_HEADER | VIEW_FUNCTIONS | VIEW_SYSCALLS;
+	return 0;
+}
 
-	if (!views)
-		views = VIEW_HEADER | VIEW_FUNCTIONS | VIEW_SYSCALLS;
+/* One more pass over the experiment into sink (destroyed); 0 or -errno, said. */
+static int replay_view(const struct report_args *a, struct bc_sink *sink)
+{
+	struct bc_er_info again;
+	char err[1024];
+	int rc;
 
-	rep = bc_report_new();
-	if (!rep) {
+	if (!sink) {
 		bc_error("out of memory");
-		goto out;
+		return -ENOMEM;
 	}
-	rc = read_tree(exp, descendants, pid, bc_report_sink(rep), &info, &n_exps, err,
-		       sizeof(err));
-	if (rc < 0) {
+	memset(&again, 0, sizeof(again));
+	rc = read_tree(a->exp, a->descendants, a->pid, sink, &again, NULL, err, sizeof(err));
+	bc_sink_destroy(sink);
+	bc_er_info_free(&again);
+	if (rc < 0)
 		bc_error("%s", err);
-		goto out;
-	}
+	return rc;
+}
+
+/* The views of the first pass (the report sink): header, procs, functions, syscalls. */
+static int print_report_views(struct report_args *a, const struct bc_report *rep,
+			      const struct bc_er_info *info, size_t n_exps)
+{
+	char err[1024];
+	int rc;
+
 	/* A kernel experiment (pid 0) opens with its processes. */
-	if (default_views && info.root_pid == 0)
-		views |= VIEW_PROCS;
-	if (views & VIEW_HEADER) {
-		print_header(exp, &info, rep, stdout);
+	if (a->default_views && info->root_pid == 0)
+		a->views |= VIEW_PROCS;
+	if (a->views & VIEW_HEADER) {
+		print_header(a->exp, info, rep, stdout);
 		if (n_exps > 1)
 			printf("Descendants: %zu subexperiments merged in (--founder-only: the "
 			       "founder alone)\n\n",
 			       n_exps - 1);
 	}
-	if (views & VIEW_PROCS) {
-		rc = bc_report_procs(exp, descendants, pid, stdout, err, sizeof(err));
-		if (rc < 0 && !(default_views && rc == -ENOENT)) {
+	if (a->views & VIEW_PROCS) {
+		rc = bc_report_procs(a->exp, a->descendants, a->pid, stdout, err, sizeof(err));
+		if (rc < 0 && !(a->default_views && rc == -ENOENT)) {
 			bc_error("%s", err);
-			goto out;
+			return rc;
 		}
 		putchar('\n');
 	}
-	if (views & VIEW_FUNCTIONS) {
-		if (bc_report_nfuncs(rep) || info.funcs.n) {
-			bc_report_print_functions(rep, stdout, key, top);
+	if (a->views & VIEW_FUNCTIONS) {
+		if (bc_report_nfuncs(rep) || info->funcs.n) {
+			bc_report_print_functions(rep, stdout, a->key, a->top);
 			putchar('\n');
-		} else if (views != VIEW_HEADER) {
+		} else if (a->views != VIEW_HEADER) {
 			printf("No function events in this experiment.\n\n");
 		}
 	}
-	if (views & VIEW_SYSCALLS) {
+	if (a->views & VIEW_SYSCALLS) {
 		if (bc_report_nsys(rep))
 			bc_report_print_syscalls(rep, stdout);
-		else if (!info.syscalls)
+		else if (!info->syscalls)
 			printf("No syscalls recorded (record with --syscalls).\n");
 		else
 			printf("No syscalls recorded.\n");
 	}
-	if (views & VIEW_EVENTS) {
-		struct bc_sink *text = bc_text_sink_new(stdout);
-		struct bc_er_info again;
+	return 0;
+}
 
-		memset(&again, 0, sizeof(again));
-		if (!text) {
-			bc_error("out of memory");
-			goto out;
-		}
-		/* A second pass: the report sink has already consumed the first. */
-		rc = read_tree(exp, descendants, pid, text, &again, NULL, err, sizeof(err));
-		bc_sink_destroy(text);
-		bc_er_info_free(&again);
-		if (rc < 0) {
-			bc_error("%s", err);
-			goto out;
-		}
-	}
-	if (views & VIEW_CALLS) {
-		struct bc_sink *calls = bc_calls_sink_new(stdout, calls_glob, top ? top : 50);
-		struct bc_er_info again;
+/* The views that replay the experiment again: events, calls, the call-tree views. */
+static int print_replay_views(const struct report_args *a)
+{
+	char err[1024];
+	int rc = 0;
 
-		memset(&again, 0, sizeof(again));
-		if (!calls) {
-			bc_error("out of memory");
-			goto out;
-		}
-		rc = read_tree(exp, descendants, pid, calls, &again, NULL, err, sizeof(err));
-		bc_sink_destroy(calls);
-		bc_er_info_free(&again);
-		if (rc < 0) {
-			bc_error("%s", err);
-			goto out;
-		}
-	}
-	if (views & VIEW_TREE_VIEWS) {
+	if (a->views & VIEW_EVENTS)
+		rc = replay_view(a, bc_text_sink_new(stdout));
+	if (!rc && (a->views & VIEW_CALLS))
+		rc = replay_view(a, bc_calls_sink_new(stdout, a->calls_glob, a->top ? a->top : 50));
+	if (!rc && (a->views & VIEW_TREE_VIEWS)) {
 		/* The views above that end without a blank line. */
-		if (views & (VIEW_SYSCALLS | VIEW_EVENTS | VIEW_CALLS))
+		if (a->views & (VIEW_SYSCALLS | VIEW_EVENTS | VIEW_CALLS))
 			putchar('\n');
-		if (print_tree_views(exp, descendants, pid, views, argc, argv, first_view, top, err,
-				     sizeof(err)) < 0) {
+		rc = print_tree_views(a->exp, a->descendants, a->pid, a->views, a->argc, a->argv,
+				      a->first_view, a->top, err, sizeof(err));
+		if (rc < 0)
 			bc_error("%s", err);
-			goto out;
-		}
 	}
-	if ((views & VIEW_OVERVIEW) &&
-	    bc_report_overview(exp, descendants, stdout, err, sizeof(err)) < 0) {
-		bc_error("%s", err);
-		goto out;
-	}
-	if ((views & VIEW_PROFILE) &&
-	    bc_report_profile(exp, descendants, top, stdout, err, sizeof(err)) < 0) {
-		bc_error("%s", err);
-		goto out;
-	}
-	if ((views & VIEW_OFFCPU) &&
-	    bc_report_offcpu(exp, descendants, pid, top, stdout, err, sizeof(err)) < 0) {
-		bc_error("%s", err);
-		goto out;
-	}
+	return rc;
+}
+
+/* The views read from gprofng's files and the experiment's own: overview ... objects. */
+static int print_file_views(const struct report_args *a)
+{
 	static const struct {
 		int view;
 		enum bc_trace_view which;
 	} trace_views[] = {
 		{VIEW_HEAP, BC_VIEW_HEAP}, {VIEW_LEAKS, BC_VIEW_LEAKS}, {VIEW_SYNC, BC_VIEW_SYNC}};
+	const char *exp = a->exp;
+	bool d = a->descendants;
+	char err[1024];
+	int rc = 0;
 
-	for (size_t i = 0; i < sizeof(trace_views) / sizeof(trace_views[0]); i++) {
-		if ((views & trace_views[i].view) &&
-		    bc_report_traces(exp, descendants, trace_views[i].which, top, stdout, err,
-				     sizeof(err)) < 0) {
-			bc_error("%s", err);
-			goto out;
-		}
+	if (a->views & VIEW_OVERVIEW)
+		rc = bc_report_overview(exp, d, stdout, err, sizeof(err));
+	if (!rc && (a->views & VIEW_PROFILE))
+		rc = bc_report_profile(exp, d, a->top, stdout, err, sizeof(err));
+	if (!rc && (a->views & VIEW_OFFCPU))
+		rc = bc_report_offcpu(exp, d, a->pid, a->top, stdout, err, sizeof(err));
+	for (size_t i = 0; !rc && i < sizeof(trace_views) / sizeof(trace_views[0]); i++)
+		if (a->views & trace_views[i].view)
+			rc = bc_report_traces(exp, d, trace_views[i].which, a->top, stdout, err,
+					      sizeof(err));
+	if (!rc && (a->views & VIEW_IO))
+		rc = bc_report_io(exp, d, a->top, stdout, err, sizeof(err));
+	if (!rc && (a->views & VIEW_OBJECTS))
+		rc = bc_report_objects(exp, d, stdout, err, sizeof(err));
+	if (rc < 0)
+		bc_error("%s", err);
+	return rc;
+}
+
+int bc_cmd_report(int argc, char **argv)
+{
+	struct report_args a = {.key = BC_SORT_EXCL, .descendants = true};
+	struct bc_report *rep = NULL;
+	struct bc_er_info info;
+	size_t n_exps = 1;
+	char err[1024];
+	int rc, exit_code = 1;
+
+	rc = parse_report_options(argc, argv, &a);
+	if (!rc)
+		rc = parse_report_views(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	memset(&info, 0, sizeof(info));
+	rep = bc_report_new();
+	if (!rep) {
+		bc_error("out of memory");
+		goto out;
 	}
-	if ((views & VIEW_IO) &&
-	    bc_report_io(exp, descendants, top, stdout, err, sizeof(err)) < 0) {
+	rc = read_tree(a.exp, a.descendants, a.pid, bc_report_sink(rep), &info, &n_exps, err,
+		       sizeof(err));
+	if (rc < 0) {
 		bc_error("%s", err);
 		goto out;
 	}
-	if ((views & VIEW_OBJECTS) &&
-	    bc_report_objects(exp, descendants, stdout, err, sizeof(err)) < 0) {
-		bc_error("%s", err);
+	if (print_report_views(&a, rep, &info, n_exps) < 0 || print_replay_views(&a) < 0 ||
+	    print_file_views(&a) < 0)
 		goto out;
-	}
 	exit_code = fflush(stdout) == 0 ? 0 : 1;
 out:
 	bc_report_free(rep);

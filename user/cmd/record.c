@@ -277,328 +277,432 @@ static const char *root_label(const struct recorder *r)
 	return r->attached ? "process" : r->opts->argv[0];
 }
 
-int bc_cmd_record(int argc, char **argv)
+/* One `record`: its state across the steps new -> resolve -> prepare -> load -> begin ->
+ * run -> finish -> free. */
+struct record_run {
+	struct bc_record_opts opts;
+	struct recorder r;
+	struct bc_outputs outputs;
+	const char *exp_path;
+	sigset_t old_mask;
+	int sigfd;
+	uint64_t start_ktime;
+	uint32_t *attach_roots;
+	char **attach_argv, *attach_argbuf;
+	size_t n_probes;
+	struct bc_session_end end;
+	int exit_code;
+	char err[PATH_MAX + 512], exe[PATH_MAX], cwd[PATH_MAX];
+};
+
+static void record_new(struct record_run *x)
 {
-	struct bc_record_opts opts = {0};
-	struct recorder r = {.opts = &opts, .child = {.release_fd = -1, .error_fd = -1}};
-	char err[PATH_MAX + 512] = "", exe[PATH_MAX], cwd[PATH_MAX];
-	struct bc_outputs outputs = {0};
-	const char *exp_path = "";
-	sigset_t block, old_mask;
-	int rc, sigfd = -1, exit_code = 1;
-	uint32_t *attach_roots = NULL;
-	char **attach_argv = NULL, *attach_argbuf = NULL;
+	memset(x, 0, sizeof(*x));
+	x->r.opts = &x->opts;
+	x->r.child.release_fd = x->r.child.error_fd = -1;
+	x->exp_path = "";
+	x->sigfd = -1;
+	x->exit_code = 1;
+	bc_functab_init(&x->r.funcs);
+	bc_functab_init(&x->r.heap_funcs);
+	bc_functab_init(&x->r.sync_funcs);
+}
 
-	bc_functab_init(&r.funcs);
-	bc_functab_init(&r.heap_funcs);
-	bc_functab_init(&r.sync_funcs);
-	rc = bc_record_parse_opts(argc, argv, &opts, err, sizeof(err));
-	if (rc != 0) {
-		if (rc > 0)
-			bc_record_help(stdout);
-		else
-			bc_error("%s", err);
-		bc_record_opts_free(&opts);
-		return rc > 0 ? 0 : 2;
-	}
-	verbose_libbpf = opts.verbose;
-	libbpf_set_print(libbpf_print);
+/* What to probe, before anything is created: a typo leaves no empty experiment. */
+static int record_resolve(struct record_run *x)
+{
+	struct recorder *r = &x->r;
+	struct bc_record_opts *o = &x->opts;
+	char *err = x->err;
+	size_t errlen = sizeof(x->err), resolved;
+	int rc = 0;
 
-	if (!may_trace()) {
-		bc_error("record needs root (or CAP_BPF and CAP_PERFMON) to load BPF programs; run "
-			 "it with sudo");
-		goto out;
-	}
-	/* Resolve before creating anything, so a typo leaves no empty experiment. */
-	if (opts.system_wide) {
+	if (o->system_wide) {
 		/* Every process: nothing launched, nothing to wait for but -t or a signal. */
-		r.attached = true;
-		r.root_exec_seen = true;
-		rc = 0;
-		if (opts.n_specs || opts.n_arg_specs || opts.n_ret_specs)
-			rc = resolve_functions(&r, NULL, 0, err, sizeof(err));
-	} else if (opts.n_attach_pids) {
-		rc = prepare_attach(&r, &attach_roots, err, sizeof(err));
+		r->attached = true;
+		r->root_exec_seen = true;
+		if (o->n_specs || o->n_arg_specs || o->n_ret_specs)
+			rc = resolve_functions(r, NULL, 0, err, errlen);
+	} else if (o->n_attach_pids) {
+		rc = prepare_attach(r, &x->attach_roots, err, errlen);
 		if (rc == -ENOMEM)
-			snprintf(err, sizeof(err), "out of memory");
+			snprintf(err, errlen, "out of memory");
 	} else {
-		rc = bc_launch_find_program(opts.argv[0], exe, sizeof(exe), err, sizeof(err));
+		rc = bc_launch_find_program(o->argv[0], x->exe, sizeof(x->exe), err, errlen);
 		if (rc == 0)
-			rc = resolve_functions(&r, exe, 0, err, sizeof(err));
+			rc = resolve_functions(r, x->exe, 0, err, errlen);
 	}
 	if (rc < 0)
-		goto fail;
-	size_t resolved = r.funcs.n;
-
-	rc = bc_functab_drop_unprobeable(&r.funcs, warn_unprobeable);
+		return rc;
+	resolved = r->funcs.n;
+	rc = bc_functab_drop_unprobeable(&r->funcs, warn_unprobeable);
 	if (rc >= 0)
-		rc = bc_functab_drop_unprobeable(&r.heap_funcs, warn_unprobeable);
+		rc = bc_functab_drop_unprobeable(&r->heap_funcs, warn_unprobeable);
 	if (rc >= 0)
-		rc = bc_functab_drop_unprobeable(&r.sync_funcs, warn_unprobeable);
-	bc_libc_probes_number(BC_LIBC_HEAP, &r.heap_funcs);
-	bc_libc_probes_number(BC_LIBC_SYNC, &r.sync_funcs);
+		rc = bc_functab_drop_unprobeable(&r->sync_funcs, warn_unprobeable);
+	bc_libc_probes_number(BC_LIBC_HEAP, &r->heap_funcs);
+	bc_libc_probes_number(BC_LIBC_SYNC, &r->sync_funcs);
 	if (rc < 0) {
-		snprintf(err, sizeof(err), "cannot read the functions' code: %s", strerror(-rc));
-		goto fail;
+		snprintf(err, errlen, "cannot read the functions' code: %s", strerror(-rc));
+		return rc;
 	}
-	if (r.funcs.n > opts.max_probes) {
-		snprintf(err, sizeof(err),
+	if (r->funcs.n > o->max_probes) {
+		snprintf(err, errlen,
 			 "-u matches %zu functions, more than the limit of %u probes; name fewer "
 			 "functions, or raise the limit with --max-probes=N",
-			 r.funcs.n, opts.max_probes);
-		goto fail;
+			 r->funcs.n, o->max_probes);
+		return -E2BIG;
 	}
-	if (resolved && r.funcs.n == 0) {
-		snprintf(err, sizeof(err),
+	if (resolved && r->funcs.n == 0) {
+		snprintf(err, errlen,
 			 "none of the %zu matching functions can be probed (see above); choose "
 			 "others with -u",
 			 resolved);
-		goto fail;
+		return -ENOENT;
 	}
+	return 0;
+}
 
-	/* Signals arrive through a signalfd; the child gets the original mask back. */
+/* Signals through a signalfd (the child gets the original mask back); the command, held. */
+static int record_prepare(struct record_run *x)
+{
+	struct recorder *r = &x->r;
+	sigset_t block;
+	int rc;
+
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &old_mask);
-	sigfd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0) {
-		snprintf(err, sizeof(err), "cannot create a signalfd: %s", strerror(errno));
-		goto fail;
+	sigprocmask(SIG_BLOCK, &block, &x->old_mask);
+	x->sigfd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (x->sigfd < 0) {
+		snprintf(x->err, sizeof(x->err), "cannot create a signalfd: %s", strerror(errno));
+		return -errno;
 	}
-	if (!r.attached && !opts.system_wide) {
-		rc = bc_launch_prepare(exe, opts.argv, &old_mask, &r.child, err, sizeof(err));
+	if (!r->attached && !x->opts.system_wide) {
+		rc = bc_launch_prepare(x->exe, x->opts.argv, &x->old_mask, &r->child, x->err,
+				       sizeof(x->err));
 		if (rc < 0)
-			goto fail;
-		r.root_pid = (uint32_t)r.child.pid;
-		r.roots = &r.root_pid;
-		r.n_roots = 1;
+			return rc;
+		r->root_pid = (uint32_t)r->child.pid;
+		r->roots = &r->root_pid;
+		r->n_roots = 1;
 	}
-	for (size_t i = 0; i < r.n_roots; i++)
-		if (bc_live_add(&r.live, r.roots[i]) < 0)
-			goto fail;
-	rc = bc_recorder_setup_bpf(&r, err, sizeof(err));
-	if (rc < 0)
-		goto fail;
-	uint64_t start_ktime = bc_now_ns(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < r->n_roots; i++)
+		if (bc_live_add(&r->live, r->roots[i]) < 0) {
+			snprintf(x->err, sizeof(x->err), "out of memory");
+			return -ENOMEM;
+		}
+	return 0;
+}
 
-	rc = bc_recorder_start_profile(&r, err, sizeof(err));
+/* The BPF programs loaded and attached, sampling started, the roots in the filter. */
+static int record_load(struct record_run *x)
+{
+	struct recorder *r = &x->r;
+	int rc;
+
+	rc = bc_recorder_setup_bpf(r, x->err, sizeof(x->err));
 	if (rc < 0)
-		goto fail;
+		return rc;
+	x->start_ktime = bc_now_ns(CLOCK_MONOTONIC);
+	rc = bc_recorder_start_profile(r, x->err, sizeof(x->err));
+	if (rc < 0)
+		return rc;
 	/* Every probe is in place: from here the roots' threads are traced. */
-	rc = bc_recorder_trace_pids(&r, err, sizeof(err));
+	rc = bc_recorder_trace_pids(r, x->err, sizeof(x->err));
+	if (rc < 0 || !r->attached || x->opts.system_wide)
+		return rc;
+	rc = drop_exited_roots(r, x->attach_roots, x->err, sizeof(x->err));
 	if (rc < 0)
-		goto fail;
-	if (r.attached && !opts.system_wide) {
-		rc = drop_exited_roots(&r, attach_roots, err, sizeof(err));
-		if (rc < 0)
-			goto fail;
-		rc = bc_proc_argv(r.root_pid, "(unknown)", &attach_argv, &attach_argbuf);
-		if (rc < 0)
-			goto fail;
-	}
-	/* Nothing runs traced before the release: the outputs can come last. */
-	rc = bc_outputs_open(&outputs, &opts, err, sizeof(err));
-	if (rc < 0)
-		goto fail;
-	r.sink = outputs.sink;
-	exp_path = bc_outputs_name(&outputs);
+		return rc;
+	return bc_proc_argv(r->root_pid, "(unknown)", &x->attach_argv, &x->attach_argbuf);
+}
 
+/* The outputs created and begun: nothing ran traced before, so they can come last. */
+static int record_begin(struct record_run *x)
+{
 	static char *const system_argv[] = {"(system-wide)", NULL};
+	struct bc_record_opts *o = &x->opts;
+	struct recorder *r = &x->r;
+	int rc;
+
+	rc = bc_outputs_open(&x->outputs, o, x->err, sizeof(x->err));
+	if (rc < 0)
+		return rc;
+	r->sink = x->outputs.sink;
+	x->exp_path = bc_outputs_name(&x->outputs);
 	struct bc_session sess = {
-		.argv = opts.system_wide ? system_argv
-			: r.attached	 ? attach_argv
-					 : opts.argv,
-		.root_pid = r.root_pid,
-		.start_ktime = start_ktime,
-		.options = opts.options_text,
-		.cwd = getcwd(cwd, sizeof(cwd)) ? cwd : "",
-		.funcs = &r.funcs,
-		.ringbuf_bytes = opts.bufsize_mib << 20,
-		.syscalls = opts.syscalls,
-		.no_follow = !opts.follow,
-		.profile_us = opts.profile_us,
-		.attached = r.attached,
-		.extra_pids = r.attached ? r.roots + 1 : NULL,
-		.n_extra_pids = r.attached && r.n_roots ? r.n_roots - 1 : 0,
-		.kernel = opts.kernel_exp,
-		.system_wide = opts.system_wide,
-		.offcpu = opts.offcpu,
-		.heap = r.heap_funcs.n > 0,
-		.sync = r.sync_funcs.n > 0,
-		.sync_threshold_us = opts.sync_threshold_us,
-		.io = opts.io,
+		.argv = o->system_wide ? system_argv
+			: r->attached  ? x->attach_argv
+				       : o->argv,
+		.root_pid = r->root_pid,
+		.start_ktime = x->start_ktime,
+		.options = o->options_text,
+		.cwd = getcwd(x->cwd, sizeof(x->cwd)) ? x->cwd : "",
+		.funcs = &r->funcs,
+		.ringbuf_bytes = o->bufsize_mib << 20,
+		.syscalls = o->syscalls,
+		.no_follow = !o->follow,
+		.profile_us = o->profile_us,
+		.attached = r->attached,
+		.extra_pids = r->attached ? r->roots + 1 : NULL,
+		.n_extra_pids = r->attached && r->n_roots ? r->n_roots - 1 : 0,
+		.kernel = o->kernel_exp,
+		.system_wide = o->system_wide,
+		.offcpu = o->offcpu,
+		.heap = r->heap_funcs.n > 0,
+		.sync = r->sync_funcs.n > 0,
+		.sync_threshold_us = o->sync_threshold_us,
+		.io = o->io,
 	};
 	sess.wall_offset_ns = (int64_t)(bc_now_ns(CLOCK_REALTIME) - bc_now_ns(CLOCK_MONOTONIC));
-	rc = bc_sink_begin(r.sink, &sess);
+	rc = bc_sink_begin(r->sink, &sess);
 	if (rc < 0) {
-		snprintf(err, sizeof(err), "cannot write the experiment %s: %s", exp_path,
+		snprintf(x->err, sizeof(x->err), "cannot write the experiment %s: %s", x->exp_path,
 			 strerror(-rc));
-		goto fail;
+		return rc;
 	}
-	if (opts.duration_s > 0)
-		r.stop_at_ns = bc_now_ns(CLOCK_MONOTONIC) + (uint64_t)(opts.duration_s * 1e9);
-	r.status_line = !opts.quiet && isatty(STDERR_FILENO);
-	if (r.attached) {
-		for (size_t i = 0; i < r.n_roots; i++) {
-			rc = bc_procmaps_read("/proc", r.roots[i], start_ktime, add_initial_mapping,
-					      &r);
-			if (rc < 0 && rc != -ESRCH) {
-				snprintf(err, sizeof(err),
-					 "process %u: cannot read its mappings: %s", r.roots[i],
-					 strerror(-rc));
-				r.sink_error = rc;
-				break;
-			}
-			rc = opts.io ? bc_iofds_seed("/proc", r.roots[i], start_ktime,
-						     add_inherited_fd, &r)
-				     : 0;
-			if (rc < 0 && rc != -ESRCH && !r.sink_error) {
-				snprintf(err, sizeof(err),
-					 "process %u: cannot read its open files: %s", r.roots[i],
-					 strerror(-rc));
-				r.sink_error = rc;
-				break;
-			}
+	if (o->duration_s > 0)
+		r->stop_at_ns = bc_now_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration_s * 1e9);
+	r->status_line = !o->quiet && isatty(STDERR_FILENO);
+	return 0;
+}
+
+/* What attached processes had before: their mappings, and (-i) their open files. */
+static int seed_attached(struct record_run *x)
+{
+	struct recorder *r = &x->r;
+	int rc;
+
+	for (size_t i = 0; i < r->n_roots; i++) {
+		rc = bc_procmaps_read("/proc", r->roots[i], x->start_ktime, add_initial_mapping, r);
+		if (rc < 0 && rc != -ESRCH) {
+			snprintf(x->err, sizeof(x->err), "process %u: cannot read its mappings: %s",
+				 r->roots[i], strerror(-rc));
+			return rc;
 		}
-		if (!opts.quiet && opts.system_wide)
+		rc = x->opts.io ? bc_iofds_seed("/proc", r->roots[i], x->start_ktime,
+						add_inherited_fd, r)
+				: 0;
+		if (rc < 0 && rc != -ESRCH && !r->sink_error) {
+			snprintf(x->err, sizeof(x->err),
+				 "process %u: cannot read its open files: %s", r->roots[i],
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Tracing: attached processes are seeded, a launched one released; then the drain. */
+static void record_run(struct record_run *x)
+{
+	struct recorder *r = &x->r;
+	int rc;
+
+	if (!r->attached) {
+		rc = bc_launch_release(&r->child, x->err, sizeof(x->err));
+		if (rc < 0) {
+			waitpid(r->child.pid, NULL, 0);
+			r->child.pid = 0;
+			r->root_reaped = true;
+			bc_error("%s", x->err);
+			x->exit_code = 127;
+			return;
+		}
+	} else {
+		rc = seed_attached(x);
+		if (rc < 0) {
+			bc_error("%s", x->err);
+			r->sink_error = rc;
+			return;
+		}
+		if (!x->opts.quiet && x->opts.system_wide)
 			fprintf(stderr,
 				"bpfcollect: tracing every process, %zu functions probed; Ctrl-C "
 				"or -t stops\n",
-				r.att.n_probes);
-		else if (!opts.quiet)
+				r->att.n_probes);
+		else if (!x->opts.quiet)
 			fprintf(stderr,
 				"bpfcollect: attached to %zu process%s (%u...), %zu functions "
 				"probed; Ctrl-C or -t detaches\n",
-				r.n_roots, r.n_roots > 1 ? "es" : "", r.root_pid, r.att.n_probes);
-		rc = r.sink_error ? r.sink_error : bc_recorder_drain(&r, sigfd);
-		if (rc < 0 && !r.sink_error)
-			bc_error("record: %s", strerror(-rc));
-	} else {
-		rc = bc_launch_release(&r.child, err, sizeof(err));
-		if (rc < 0) {
-			waitpid(r.child.pid, NULL, 0);
-			r.child.pid = 0;
-			r.root_reaped = true;
-			bc_error("%s", err);
-			exit_code = 127;
-		} else {
-			rc = bc_recorder_drain(&r, sigfd);
-			if (rc < 0)
-				bc_error("record: %s", strerror(-rc));
-		}
+				r->n_roots, r->n_roots > 1 ? "es" : "", r->root_pid,
+				r->att.n_probes);
+		if (r->sink_error)
+			return;
 	}
+	rc = bc_recorder_drain(r, x->sigfd);
+	if (rc < 0 && !r->sink_error)
+		bc_error("record: %s", strerror(-rc));
+}
 
-	/* Detach first so nothing new arrives, then take what is left. */
-	size_t n_probes = r.att.n_probes;
+/* Detached first so nothing new arrives, then what is left, the losses and the end. */
+static int record_finish(struct record_run *x)
+{
+	struct recorder *r = &x->r;
+	int rc;
 
-	bc_recorder_stop_profile(&r);
-	bc_detach_functions(&r.att);
-	collect_bpf__detach(r.skel);
-	ring_buffer__consume(r.ring);
-	if (r.status_line)
+	x->n_probes = r->att.n_probes;
+	bc_recorder_stop_profile(r);
+	bc_detach_functions(&r->att);
+	collect_bpf__detach(r->skel);
+	ring_buffer__consume(r->ring);
+	if (r->status_line)
 		fprintf(stderr, "\r\033[K");
-
-	struct bc_session_end end = {
+	x->end = (struct bc_session_end){
 		.end_ktime = bc_now_ns(CLOCK_MONOTONIC),
-		.exit_status = r.root_reaped ? r.root_status : -1,
-		.events = r.events,
-		.bad_records = r.bad_records,
+		.exit_status = r->root_reaped ? r->root_status : -1,
+		.events = r->events,
+		.bad_records = r->bad_records,
 	};
-	bc_recorder_read_lost(&r, end.lost);
-	rc = bc_recorder_emit_lost(&r, end.end_ktime);
-	if (rc < 0 && !r.sink_error)
-		r.sink_error = rc;
-	rc = bc_sink_end(r.sink, &end);
-	if (r.sink_error || rc < 0) {
-		int e = r.sink_error ? r.sink_error : rc;
+	bc_recorder_read_lost(r, x->end.lost);
+	rc = bc_recorder_emit_lost(r, x->end.end_ktime);
+	if (rc < 0 && !r->sink_error)
+		r->sink_error = rc;
+	rc = bc_sink_end(r->sink, &x->end);
+	if (r->sink_error || rc < 0) {
+		int e = r->sink_error ? r->sink_error : rc;
 
 		bc_error("cannot write the experiment %s: %s%s; the data written so far is kept",
-			 exp_path, strerror(-e), e == -ENOSPC ? " (disk full)" : "");
-		exit_code = 1;
-		goto out;
+			 x->exp_path, strerror(-e), e == -ENOSPC ? " (disk full)" : "");
+		return e;
 	}
 	/* Copies of the binaries, so the experiment outlives them (collect's -A on). */
-	if (opts.archive && outputs.exp_path[0]) {
+	if (x->opts.archive && x->outputs.exp_path[0]) {
 		struct bc_archive_report arep = {0};
 
-		if (bc_archive_experiment(exp_path, &arep, err, sizeof(err)) < 0)
-			bc_error("warning: %s; 'bpfcollect archive %s' retries", err, exp_path);
+		if (bc_archive_experiment(x->exp_path, &arep, x->err, sizeof(x->err)) < 0)
+			bc_error("warning: %s; 'bpfcollect archive %s' retries", x->err,
+				 x->exp_path);
 		bc_archive_report_free(&arep);
 	}
-	if (!opts.quiet) {
-		uint64_t lost = 0;
+	return 0;
+}
 
-		for (int i = 0; i < BC_LOSS_NR; i++)
-			lost += end.lost[i];
+/* The summary line, and a hint when the ring overflowed. */
+static void record_summary(const struct record_run *x)
+{
+	uint64_t lost = 0;
 
+	if (x->opts.quiet)
+		return;
+	for (int i = 0; i < BC_LOSS_NR; i++)
+		lost += x->end.lost[i];
+	fprintf(stderr,
+		"bpfcollect: %s: %" PRIu64 " events, %" PRIu64 " lost, %zu functions probed%s\n",
+		x->exp_path, x->r.events, lost, x->n_probes,
+		x->r.timed_out ? " (stopped by -t)" : "");
+	if (lost)
 		fprintf(stderr,
-			"bpfcollect: %s: %" PRIu64 " events, %" PRIu64
-			" lost, %zu functions probed%s\n",
-			exp_path, r.events, lost, n_probes, r.timed_out ? " (stopped by -t)" : "");
-		if (lost)
-			fprintf(stderr,
-				"bpfcollect: events were lost: the ring buffer was full; try "
-				"--bufsize=%u\n",
-				opts.bufsize_mib * 4);
-	}
-	if (r.attached) {
-		/* Processes we attached to are not ours: their end is not our status. */
-		exit_code = 0;
-		for (size_t i = 0; i < r.n_roots && !opts.quiet; i++)
-			if (!bc_pid_finished("/proc", r.roots[i]))
+			"bpfcollect: events were lost: the ring buffer was full; try "
+			"--bufsize=%u\n",
+			x->opts.bufsize_mib * 4);
+}
+
+/* The command's status (a launch), or 0 for processes that were not ours. */
+static int record_exit_status(struct record_run *x)
+{
+	struct recorder *r = &x->r;
+	bool quiet = x->opts.quiet;
+
+	if (r->attached) {
+		for (size_t i = 0; i < r->n_roots && !quiet; i++)
+			if (!bc_pid_finished("/proc", r->roots[i]))
 				fprintf(stderr,
 					"bpfcollect: process %u still runs, no longer traced\n",
-					r.roots[i]);
-		goto out;
+					r->roots[i]);
+		return 0;
 	}
-	if (r.timed_out && exit_code != 127) {
-		if (!opts.quiet && !r.root_reaped)
+	if (x->exit_code == 127)
+		return 127;
+	if (r->timed_out) {
+		if (!quiet && !r->root_reaped)
 			fprintf(stderr,
 				"bpfcollect: recording stopped after %gs; waiting for %s (pid %u), "
 				"no longer traced\n",
-				opts.duration_s, opts.argv[0], r.root_pid);
-		wait_for_command(&r, sigfd);
+				x->opts.duration_s, x->opts.argv[0], r->root_pid);
+		wait_for_command(r, x->sigfd);
 	}
-	if (exit_code != 127) {
-		if (r.root_reaped)
-			exit_code = exit_code_of(r.root_status);
-		else if (r.stop_signal)
-			exit_code = 128 + r.stop_signal;
-		else
-			exit_code = 1;
-	}
-	if (!r.root_reaped && r.stop_signal && !opts.quiet)
+	if (!r->root_reaped && r->stop_signal && !quiet)
 		fprintf(stderr, "bpfcollect: %s (pid %" PRIu32 ") still runs, no longer traced\n",
-			root_label(&r), r.root_pid);
-	goto out;
+			root_label(r), r->root_pid);
+	if (r->root_reaped)
+		return exit_code_of(r->root_status);
+	return r->stop_signal ? 128 + r->stop_signal : 1;
+}
 
-fail:
-	bc_error("%s", err);
-out:
-	if (r.child.pid > 0 && !r.root_reaped && (r.child.release_fd >= 0))
-		bc_launch_abort(&r.child);
-	bc_recorder_stop_profile(&r);
-	bc_detach_functions(&r.att);
-	ring_buffer__free(r.ring);
-	collect_bpf__destroy(r.skel);
-	r.sink = NULL;
-	if (bc_outputs_close(&outputs) < 0 && exit_code == 0) {
-		bc_error("cannot write %s: %s", exp_path, strerror(errno));
-		exit_code = 1;
+static void record_free(struct record_run *x)
+{
+	struct recorder *r = &x->r;
+
+	if (r->child.pid > 0 && !r->root_reaped && (r->child.release_fd >= 0))
+		bc_launch_abort(&r->child);
+	bc_recorder_stop_profile(r);
+	bc_detach_functions(&r->att);
+	ring_buffer__free(r->ring);
+	collect_bpf__destroy(r->skel);
+	r->sink = NULL;
+	if (bc_outputs_close(&x->outputs) < 0 && x->exit_code == 0) {
+		bc_error("cannot write %s: %s", x->exp_path, strerror(errno));
+		x->exit_code = 1;
 	}
-	bc_mapset_free(&r.maps);
-	bc_functab_free(&r.funcs);
-	bc_functab_free(&r.heap_funcs);
-	bc_functab_free(&r.sync_funcs);
-	bc_live_free(&r.live);
-	bc_record_opts_free(&opts);
-	free(attach_roots);
-	free(attach_argv);
-	free(attach_argbuf);
-	if (sigfd >= 0)
-		close(sigfd);
+	bc_mapset_free(&r->maps);
+	bc_functab_free(&r->funcs);
+	bc_functab_free(&r->heap_funcs);
+	bc_functab_free(&r->sync_funcs);
+	bc_live_free(&r->live);
+	bc_record_opts_free(&x->opts);
+	free(x->attach_roots);
+	free(x->attach_argv);
+	free(x->attach_argbuf);
+	if (x->sigfd >= 0)
+		close(x->sigfd);
+}
+
+int bc_cmd_record(int argc, char **argv)
+{
+	struct record_run *x = malloc(sizeof(*x));
+	int rc, exit_code;
+
+	if (!x) {
+		bc_error("out of memory");
+		return 1;
+	}
+	record_new(x);
+	rc = bc_record_parse_opts(argc, argv, &x->opts, x->err, sizeof(x->err));
+	if (rc != 0) {
+		if (rc > 0)
+			bc_record_help(stdout);
+		else
+			bc_error("%s", x->err);
+		x->exit_code = rc > 0 ? 0 : 2;
+		goto out;
+	}
+	verbose_libbpf = x->opts.verbose;
+	libbpf_set_print(libbpf_print);
+	if (!may_trace()) {
+		bc_error("record needs root (or CAP_BPF and CAP_PERFMON) to load BPF programs; run "
+			 "it with sudo");
+		goto out;
+	}
+	if (record_resolve(x) < 0 || record_prepare(x) < 0 || record_load(x) < 0 ||
+	    record_begin(x) < 0) {
+		bc_error("%s", x->err);
+		goto out;
+	}
+	record_run(x);
+	if (record_finish(x) < 0) {
+		x->exit_code = 1;
+		goto out;
+	}
+	record_summary(x);
+	x->exit_code = record_exit_status(x);
+out:
+	record_free(x);
+	exit_code = x->exit_code;
+	free(x);
 	return exit_code;
 }

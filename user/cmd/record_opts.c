@@ -256,12 +256,204 @@ static int parse_duration(const char *arg, double *out)
 	return 0;
 }
 
-int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *err, size_t errlen)
+/* Which processes, for how long, with what limits: one option; -ENOENT when c is none. */
+static int parse_limit_option(struct bc_record_opts *o, int c, char *err, size_t errlen)
 {
-	struct option longopts[64];
-	size_t used = 0, n_opts;
-	int c;
+	switch (c) {
+	case 'F':
+		if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+			return bad(err, errlen, "-F takes on or off, not '%s'", optarg);
+		o->follow = strcmp(optarg, "on") == 0;
+		return 0;
+	case OPT_BUFSIZE: {
+		char *end;
+		unsigned long v = strtoul(optarg, &end, 10);
 
+		if (*end || end == optarg || v == 0 || v > 1024 || (v & (v - 1)))
+			return bad(err, errlen,
+				   "--bufsize takes a power of two of MiB from 1 to 1024, "
+				   "not '%s'",
+				   optarg);
+		o->bufsize_mib = (unsigned int)v;
+		return 0;
+	}
+	case OPT_NO_MULTI:
+		o->no_multi = true;
+		return 0;
+	case OPT_STRING_SIZE: {
+		char *end;
+		unsigned long v = strtoul(optarg, &end, 10);
+
+		if (*end || end == optarg || v == 0 || v > BC_STRLEN_MAX)
+			return bad(err, errlen,
+				   "--string-size takes a number of bytes from 1 to 4096, "
+				   "not '%s'",
+				   optarg);
+		o->string_size = (unsigned int)v;
+		return 0;
+	}
+	case 'P':
+		if (parse_pids(o, optarg, err, errlen) < 0)
+			return -EINVAL;
+		return 0;
+	case 't':
+		if (parse_duration(optarg, &o->duration_s) < 0)
+			return bad(err, errlen,
+				   "-t takes a duration in seconds (e.g. 10, 2.5, 10s or "
+				   "1m), not '%s'",
+				   optarg);
+		return 0;
+	case OPT_MAX_PROBES: {
+		char *end;
+		unsigned long v = strtoul(optarg, &end, 10);
+
+		if (*end || end == optarg || v == 0 || v > 1000000)
+			return bad(err, errlen,
+				   "--max-probes takes a number of functions from 1 to "
+				   "1000000, not '%s'",
+				   optarg);
+		o->max_probes = (unsigned int)v;
+		return 0;
+	}
+	}
+	return -ENOENT;
+}
+
+/* What to trace: one option; 0, or -ENOENT when c is none of these. */
+static int parse_trace_option(struct bc_record_opts *o, int c, char *err, size_t errlen)
+{
+	switch (c) {
+	case 'u':
+		if (!*optarg)
+			return bad(err, errlen, "%s",
+				   "-u needs [OBJ:]GLOB, e.g. -u 'compute*' or -u "
+				   "libc:malloc");
+		o->specs[o->n_specs++] = optarg;
+		return 0;
+	case OPT_SYSCALLS:
+		o->syscalls = true;
+		o->syscall_list = optarg && *optarg && strcmp(optarg, "all") ? optarg : NULL;
+		return 0;
+	case OPT_ARG:
+		o->arg_specs[o->n_arg_specs++] = optarg;
+		return 0;
+	case OPT_RETVAL:
+		o->ret_specs[o->n_ret_specs++] = optarg;
+		return 0;
+	case 'p':
+		if (parse_profile(optarg, &o->profile_us) < 0)
+			return bad(err, errlen,
+				   "-p takes on, lo, hi, off or a period in milliseconds "
+				   "(0.1 to 1000), not '%s'",
+				   optarg);
+		return 0;
+	case 'H':
+		if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+			return bad(err, errlen, "-H takes on or off, not '%s'", optarg);
+		o->heap = !strcmp(optarg, "on");
+		return 0;
+	case 'i':
+		if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+			return bad(err, errlen, "-i takes on or off, not '%s'", optarg);
+		o->io = !strcmp(optarg, "on");
+		return 0;
+	case 's':
+		if (parse_sync(optarg, o) < 0)
+			return bad(err, errlen,
+				   "-s takes on, off, all or a threshold in microseconds "
+				   "(0 to 10000000), not '%s'",
+				   optarg);
+		return 0;
+	case 'a':
+		o->system_wide = true;
+		o->kernel_exp = true;
+		o->offcpu = true;
+		return 0;
+	case 'k':
+		o->kernel_exp = true;
+		o->offcpu = true;
+		return 0;
+	case OPT_OFFCPU:
+		o->offcpu = true;
+		return 0;
+	}
+	return parse_limit_option(o, c, err, errlen);
+}
+
+/* One option getopt returned: 0, 1 for --help, or -EINVAL with one line in err. */
+static int parse_option(struct bc_record_opts *o, int c, char **argv, char *err, size_t errlen)
+{
+	int rc;
+
+	switch (c) {
+	case 'o':
+		o->exp_name = optarg;
+		return 0;
+	case 'd':
+		o->exp_dir = optarg;
+		return 0;
+	case 'S': {
+		char *end;
+		double v;
+
+		if (!strcmp(optarg, "on")) {
+			o->sample_ms = 1000;
+			o->archive = true;
+			return 0;
+		}
+		if (!strcmp(optarg, "off")) {
+			o->sample_ms = 0;
+			return 0;
+		}
+		v = strtod(optarg, &end);
+		if (*end || end == optarg || v < 0.01 || v > 3600)
+			return bad(err, errlen,
+				   "-S takes on, off or an interval in seconds (0.01 to "
+				   "3600), not '%s'",
+				   optarg);
+		o->sample_ms = (unsigned int)(v * 1000 + 0.5);
+		return 0;
+	}
+	case 'C':
+		o->comments[o->n_comments++] = optarg;
+		return 0;
+	case 'f':
+		if (add_format(o, optarg, err, errlen) < 0)
+			return -EINVAL;
+		return 0;
+	case 'A':
+		if (strcmp(optarg, "on") && strcmp(optarg, "off") && strcmp(optarg, "copy"))
+			return bad(err, errlen, "-A takes on, off or copy, not '%s'", optarg);
+		o->archive = strcmp(optarg, "off") != 0;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case 'h':
+		return 1;
+	case ':':
+		return bad(err, errlen, "option '%s' needs a value; see bpfcollect record --help",
+			   argv[optind - 1]);
+	default:
+		if (c >= OPT_FORMAT_FIRST)
+			return bc_format_option_parse(c, OPT_FORMAT_FIRST, optarg, &o->fopts, err,
+						      errlen) < 0
+				       ? -EINVAL
+				       : 0;
+		rc = parse_trace_option(o, c, err, errlen);
+		if (rc != -ENOENT)
+			return rc;
+		return bad(err, errlen, "unknown option '%s'; see bpfcollect record --help",
+			   argv[optind - 1]);
+	}
+}
+
+/* The defaults, and room for the repeatable options. -ENOMEM. */
+static int opts_init(struct bc_record_opts *o, int argc)
+{
 	memset(o, 0, sizeof(*o));
 	o->follow = true;
 	o->bufsize_mib = BC_DEFAULT_BUFSIZE_MIB;
@@ -274,191 +466,12 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 	o->arg_specs = calloc((size_t)argc + 1, sizeof(*o->arg_specs));
 	o->ret_specs = calloc((size_t)argc + 1, sizeof(*o->ret_specs));
 	o->comments = calloc((size_t)argc + 1, sizeof(*o->comments));
-	if (!o->specs || !o->arg_specs || !o->ret_specs || !o->comments)
-		return bad(err, errlen, "%s", "out of memory");
-	n_opts = sizeof(base_longopts) / sizeof(base_longopts[0]) - 1;
-	memcpy(longopts, base_longopts, n_opts * sizeof(*longopts));
-	if (bc_format_longopts(longopts, &n_opts, sizeof(longopts) / sizeof(longopts[0]),
-			       OPT_FORMAT_FIRST) < 0)
-		return bad(err, errlen, "%s", "too many format options");
-	optind = 1;
-	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:H:s:i:akqvh", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->exp_name = optarg;
-			break;
-		case 'd':
-			o->exp_dir = optarg;
-			break;
-		case 'u':
-			if (!*optarg)
-				return bad(err, errlen, "%s",
-					   "-u needs [OBJ:]GLOB, e.g. -u 'compute*' or -u "
-					   "libc:malloc");
-			o->specs[o->n_specs++] = optarg;
-			break;
-		case 'F':
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return bad(err, errlen, "-F takes on or off, not '%s'", optarg);
-			o->follow = strcmp(optarg, "on") == 0;
-			break;
-		case OPT_SYSCALLS:
-			o->syscalls = true;
-			o->syscall_list =
-				optarg && *optarg && strcmp(optarg, "all") ? optarg : NULL;
-			break;
-		case OPT_BUFSIZE: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+	return o->specs && o->arg_specs && o->ret_specs && o->comments ? 0 : -ENOMEM;
+}
 
-			if (*end || end == optarg || v == 0 || v > 1024 || (v & (v - 1)))
-				return bad(err, errlen,
-					   "--bufsize takes a power of two of MiB from 1 to 1024, "
-					   "not '%s'",
-					   optarg);
-			o->bufsize_mib = (unsigned int)v;
-			break;
-		}
-		case OPT_NO_MULTI:
-			o->no_multi = true;
-			break;
-		case OPT_ARG:
-			o->arg_specs[o->n_arg_specs++] = optarg;
-			break;
-		case OPT_RETVAL:
-			o->ret_specs[o->n_ret_specs++] = optarg;
-			break;
-		case OPT_STRING_SIZE: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || v == 0 || v > BC_STRLEN_MAX)
-				return bad(err, errlen,
-					   "--string-size takes a number of bytes from 1 to 4096, "
-					   "not '%s'",
-					   optarg);
-			o->string_size = (unsigned int)v;
-			break;
-		}
-		case 'S': {
-			char *end;
-			double v;
-
-			if (!strcmp(optarg, "on")) {
-				o->sample_ms = 1000;
-				o->archive = true;
-				break;
-			}
-			if (!strcmp(optarg, "off")) {
-				o->sample_ms = 0;
-				break;
-			}
-			v = strtod(optarg, &end);
-			if (*end || end == optarg || v < 0.01 || v > 3600)
-				return bad(err, errlen,
-					   "-S takes on, off or an interval in seconds (0.01 to "
-					   "3600), not '%s'",
-					   optarg);
-			o->sample_ms = (unsigned int)(v * 1000 + 0.5);
-			break;
-		}
-		case 'P':
-			if (parse_pids(o, optarg, err, errlen) < 0)
-				return -EINVAL;
-			break;
-		case 'p':
-			if (parse_profile(optarg, &o->profile_us) < 0)
-				return bad(err, errlen,
-					   "-p takes on, lo, hi, off or a period in milliseconds "
-					   "(0.1 to 1000), not '%s'",
-					   optarg);
-			break;
-		case 'H':
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return bad(err, errlen, "-H takes on or off, not '%s'", optarg);
-			o->heap = !strcmp(optarg, "on");
-			break;
-		case 'i':
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return bad(err, errlen, "-i takes on or off, not '%s'", optarg);
-			o->io = !strcmp(optarg, "on");
-			break;
-		case 's':
-			if (parse_sync(optarg, o) < 0)
-				return bad(err, errlen,
-					   "-s takes on, off, all or a threshold in microseconds "
-					   "(0 to 10000000), not '%s'",
-					   optarg);
-			break;
-		case 't':
-			if (parse_duration(optarg, &o->duration_s) < 0)
-				return bad(err, errlen,
-					   "-t takes a duration in seconds (e.g. 10, 2.5, 10s or "
-					   "1m), not '%s'",
-					   optarg);
-			break;
-		case 'C':
-			o->comments[o->n_comments++] = optarg;
-			break;
-		case 'f':
-			if (add_format(o, optarg, err, errlen) < 0)
-				return -EINVAL;
-			break;
-		case 'A':
-			if (strcmp(optarg, "on") && strcmp(optarg, "off") && strcmp(optarg, "copy"))
-				return bad(err, errlen, "-A takes on, off or copy, not '%s'",
-					   optarg);
-			o->archive = strcmp(optarg, "off") != 0;
-			break;
-		case 'a':
-			o->system_wide = true;
-			o->kernel_exp = true;
-			o->offcpu = true;
-			break;
-		case 'k':
-			o->kernel_exp = true;
-			o->offcpu = true;
-			break;
-		case OPT_OFFCPU:
-			o->offcpu = true;
-			break;
-		case OPT_MAX_PROBES: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || v == 0 || v > 1000000)
-				return bad(err, errlen,
-					   "--max-probes takes a number of functions from 1 to "
-					   "1000000, not '%s'",
-					   optarg);
-			o->max_probes = (unsigned int)v;
-			break;
-		}
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			return 1;
-		case ':':
-			return bad(err, errlen,
-				   "option '%s' needs a value; see bpfcollect record --help",
-				   argv[optind - 1]);
-		default:
-			if (c >= OPT_FORMAT_FIRST) {
-				if (bc_format_option_parse(c, OPT_FORMAT_FIRST, optarg, &o->fopts,
-							   err, errlen) < 0)
-					return -EINVAL;
-				break;
-			}
-			return bad(err, errlen, "unknown option '%s'; see bpfcollect record --help",
-				   argv[optind - 1]);
-		}
-	}
+/* What is traced, once every option is in: a command, -P or -a, and what each allows. */
+static int check_target(struct bc_record_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
 	if (!o->n_formats)
 		o->formats[o->n_formats++] = bc_format_find("er");
 	if (o->system_wide && (o->n_attach_pids || optind < argc))
@@ -473,7 +486,7 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 					   "-u '%s': with -a, name the object too (OBJ:GLOB, e.g. "
 					   "libc:malloc or /usr/bin/prog:main)",
 					   o->specs[i]);
-		goto done;
+		return 0;
 	}
 	if (o->n_attach_pids && optind < argc)
 		return bad(err, errlen,
@@ -484,7 +497,31 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 			   "record: no command given; usage: bpfcollect record [OPTIONS] -- CMD "
 			   "[ARGS], or -P PID to attach to a running process");
 	o->argv = o->n_attach_pids ? NULL : argv + optind;
-done:
+	return 0;
+}
+
+int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *err, size_t errlen)
+{
+	struct option longopts[64];
+	size_t used = 0, n_opts;
+	int c, rc;
+
+	if (opts_init(o, argc) < 0)
+		return bad(err, errlen, "%s", "out of memory");
+	n_opts = sizeof(base_longopts) / sizeof(base_longopts[0]) - 1;
+	memcpy(longopts, base_longopts, n_opts * sizeof(*longopts));
+	if (bc_format_longopts(longopts, &n_opts, sizeof(longopts) / sizeof(longopts[0]),
+			       OPT_FORMAT_FIRST) < 0)
+		return bad(err, errlen, "%s", "too many format options");
+	optind = 1;
+	opterr = 0; /* our own one-line messages */
+	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:H:s:i:akqvh", longopts,
+				NULL)) != -1)
+		if ((rc = parse_option(o, c, argv, err, errlen)))
+			return rc;
+	rc = check_target(o, argc, argv, err, errlen);
+	if (rc)
+		return rc;
 	for (int i = 0; i < optind && used < sizeof(o->options_text) - 1; i++)
 		used += (size_t)snprintf(o->options_text + used, sizeof(o->options_text) - used,
 					 "%s%s", i ? " " : "", argv[i]);

@@ -140,6 +140,9 @@ struct bc_er_info {
 	char *libbpf; /* libbpf version of the agent */
 	uint32_t root_pid;
 	uint32_t ppid;
+	int32_t pgrp, sid;
+	struct bc_host host; /* <system>: hostname, arch, release, pages, CPUs */
+	bool have_host;
 	uint64_t start_ktime;	/* run tstamp: CLOCK_MONOTONIC ns */
 	int64_t wall_time;	/* run time=: seconds since the epoch */
 	int64_t wall_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */

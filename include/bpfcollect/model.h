@@ -100,6 +100,17 @@ struct bc_mapping {
 int bc_mapping_from_record(const struct bc_rec_mmap *rec, char *path, size_t pathlen,
 			   struct bc_mapping *m);
 
+/* The machine a recording ran on, as log.xml's <system> says it. */
+#define BC_HOST_MAX_CPUS 1024
+struct bc_host {
+	char hostname[65];
+	char arch[65];
+	char release[65];
+	long pagesz, npages;
+	unsigned int ncpus;
+	unsigned int cpu_mhz[BC_HOST_MAX_CPUS]; /* 0: not known */
+};
+
 /* What is known when recording starts. */
 struct bc_session {
 	char *const *argv;	/* traced command, NULL-terminated */
@@ -108,7 +119,10 @@ struct bc_session {
 	int64_t wall_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
 	const char *options;	/* the record command line, for log.xml */
 	const char *cwd;
-	const char *hostname; /* where it was recorded; NULL: this host */
+	const char *hostname;	    /* where it was recorded; NULL: this host */
+	const struct bc_host *host; /* the machine (NULL: not known) */
+	int32_t ppid, pgrp, sid;    /* of root_pid when recording began; 0: not known */
+	const char *libbpf;	    /* the recording agent's libbpf version */
 	const struct bc_functab *funcs;
 	uint32_t ringbuf_bytes;
 	bool syscalls;

@@ -44,6 +44,16 @@ test_formats() {
 			check_eq "convert -f $name: gprofng shows the same functions, heap, sync, I/O" \
 				"$(gprofng_views fmt.er | md5sum)" \
 				"$(gprofng_views "fmtconv$suffix" | md5sum)"
+			local sub same=ok
+			for sub in "" $(cd fmt.er && ls -d _*.er); do
+				for f in log.xml map.xml overview; do
+					cmp -s "fmt.er/$sub/$f" "fmtconv$suffix/$sub/$f" ||
+						same="${sub:-founder} $f differs"
+				done
+			done
+			check_eq "convert -f $name: log.xml, map.xml and overview byte for byte, descendants too" \
+				ok "$same"
+			check "and the descendant's subexperiment is there" test -d "fmtconv$suffix/_f1.er"
 		else
 			"$BC" convert fmt.er -f "$name" -o "fmtconv$suffix" 2>fmtconv.err
 			check_eq "convert -f $name exits 0" 0 $?

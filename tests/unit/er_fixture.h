@@ -237,9 +237,23 @@ static inline void make_records(struct fixture *fx)
 static char *argv_odd[] = {"/usr/bin/demo", "two words", "it's",     "100%", "<&\">",
 			   "a\nb",	    "",		 "mix'\"\\", NULL};
 
+/* A machine the test makes up: what the writer says of it comes from the session alone. */
+static const struct bc_host test_host = {.hostname = "testhost",
+					 .arch = "x86_64",
+					 .release = "6.18.0-test",
+					 .pagesz = 4096,
+					 .npages = 1024,
+					 .ncpus = 2,
+					 .cpu_mhz = {2400, 2401}};
+
 static inline struct bc_session session(struct fixture *fx)
 {
 	return (struct bc_session){
+		.host = &test_host,
+		.ppid = 4100,
+		.pgrp = 4101,
+		.sid = 4102,
+		.libbpf = "v1.1-test",
 		.argv = argv_odd,
 		.root_pid = (uint32_t)getpid(),
 		.start_ktime = T0,

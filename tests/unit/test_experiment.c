@@ -164,7 +164,19 @@ static void test_roundtrip(void **state)
 	assert_int_equal(info.format, BC_ER_FORMAT);
 	assert_string_equal(info.collector, "bpfcollect " BPFCOLLECT_VERSION);
 	assert_string_equal(info.cmdline, "/usr/bin/demo two words it's 100% <&\"> a\nb  mix'\"\\");
-	assert_int_equal(info.ppid, getppid());
+	/* the session's facts, not this machine's: a replay writes what was recorded */
+	assert_int_equal(info.ppid, 4100);
+	assert_int_equal(info.pgrp, 4101);
+	assert_int_equal(info.sid, 4102);
+	assert_true(info.have_host);
+	assert_string_equal(info.hostname, "testhost");
+	assert_string_equal(info.host.arch, "x86_64");
+	assert_string_equal(info.host.release, "6.18.0-test");
+	assert_int_equal(info.host.npages, 1024);
+	assert_int_equal(info.host.ncpus, 2);
+	assert_int_equal(info.host.cpu_mhz[1], 2401);
+	assert_string_equal(info.kernel, "6.18.0-test");
+	assert_string_equal(info.libbpf, "v1.1-test");
 	assert_int_equal(info.wall_time, 1700000000);
 	assert_int_equal(info.events_read, 12);
 	assert_int_equal(info.records_written, 12);

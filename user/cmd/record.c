@@ -31,6 +31,7 @@
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/exec_image.h"
+#include "bpfcollect/hostinfo.h"
 #include "bpfcollect/launch.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/model.h"
@@ -290,6 +291,7 @@ struct record_run {
 	uint32_t *attach_roots;
 	char **attach_argv, *attach_argbuf;
 	size_t n_probes;
+	struct bc_host host;
 	struct bc_session_end end;
 	int exit_code;
 	char err[PATH_MAX + 512], exe[PATH_MAX], cwd[PATH_MAX];
@@ -459,6 +461,12 @@ static int record_begin(struct record_run *x)
 		.io = o->io,
 	};
 	sess.wall_offset_ns = (int64_t)(bc_now_ns(CLOCK_REALTIME) - bc_now_ns(CLOCK_MONOTONIC));
+	/* what the sinks know of the machine and the process, they know from here */
+	bc_host_read(&x->host);
+	sess.host = &x->host;
+	sess.libbpf = libbpf_version_string();
+	if (r->root_pid)
+		bc_proc_ids(r->root_pid, &sess.ppid, &sess.pgrp, &sess.sid);
 	rc = bc_sink_begin(r->sink, &sess);
 	if (rc < 0) {
 		snprintf(x->err, sizeof(x->err), "cannot write the experiment %s: %s", x->exp_path,

@@ -249,6 +249,32 @@ static int session_key(struct bc_er_info *info, const char *key, const char *val
 	return 0;
 }
 
+/* <system hostname= arch= os="Linux RELEASE" pagesz= npages=>: info->host. */
+static int parse_system(struct bc_er_info *info, const struct bc_xml_elem *e)
+{
+	struct bc_host *h = &info->host;
+	const char *v;
+	int64_t n;
+	int err = 0;
+
+	info->have_host = true;
+	if ((v = bc_xml_attr(e, "hostname"))) {
+		snprintf(h->hostname, sizeof(h->hostname), "%s", v);
+		err = set_str(&info->hostname, v);
+	}
+	if ((v = bc_xml_attr(e, "arch")))
+		snprintf(h->arch, sizeof(h->arch), "%s", v);
+	if (!err && (v = bc_xml_attr(e, "os"))) {
+		snprintf(h->release, sizeof(h->release), "%s", strncmp(v, "Linux ", 6) ? v : v + 6);
+		err = set_str(&info->os, v);
+	}
+	if (parse_s64(bc_xml_attr(e, "pagesz"), &n) && n >= 0)
+		h->pagesz = (long)n;
+	if (parse_s64(bc_xml_attr(e, "npages"), &n) && n >= 0)
+		h->npages = (long)n;
+	return err;
+}
+
 /* One key=value of a "bpfcollect: ..." comment; unknown keys are newer facts, skipped. */
 static int comment_key(struct bc_er_info *info, const char *key, const char *val)
 {
@@ -377,11 +403,23 @@ static int log_element(struct bc_er_reader *r, const struct bc_xml_elem *e)
 	} else if (!strcmp(e->name, "collector")) {
 		err = set_str(&info->collector, e->text);
 	} else if (!strcmp(e->name, "system")) {
-		if ((v = bc_xml_attr(e, "hostname")))
-			err = set_str(&info->hostname, v);
-		if (!err && (v = bc_xml_attr(e, "os")))
-			err = set_str(&info->os, v);
+		err = parse_system(info, e);
+	} else if (!strcmp(e->name, "cpu")) {
+		if (parse_u64(bc_xml_attr(e, "id"), 10, &u) && u < BC_HOST_MAX_CPUS) {
+			uint64_t clk = 0;
+
+			parse_u64(bc_xml_attr(e, "clk"), 10, &clk);
+			info->host.cpu_mhz[u] = clk <= UINT32_MAX ? (unsigned int)clk : 0;
+			if (u + 1 > info->host.ncpus)
+				info->host.ncpus = (unsigned int)u + 1;
+		}
 	} else if (!strcmp(e->name, "process")) {
+		int64_t id;
+
+		if (parse_s64(bc_xml_attr(e, "pgrp"), &id) && id >= 0 && id <= INT32_MAX)
+			info->pgrp = (int32_t)id;
+		if (parse_s64(bc_xml_attr(e, "sid"), &id) && id >= 0 && id <= INT32_MAX)
+			info->sid = (int32_t)id;
 		if (parse_u64(bc_xml_attr(e, "pid"), 10, &u) && u <= UINT32_MAX)
 			info->root_pid = (uint32_t)u;
 		if (parse_u64(bc_xml_attr(e, "ppid"), 10, &u) && u <= UINT32_MAX)

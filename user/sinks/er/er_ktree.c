@@ -26,6 +26,7 @@
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"
+#include "bpfcollect/hostinfo.h"
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/procmaps.h"
 
@@ -134,6 +135,7 @@ static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 		return rc;
 	s.argv = argv;
 	s.root_pid = p->pid;
+	bc_proc_ids(p->pid, &s.ppid, &s.pgrp, &s.sid);
 	s.start_ktime = ktime;
 	s.attached = true;
 	s.extra_pids = NULL;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/hostinfo.h"
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/xml.h"
 
@@ -107,6 +108,7 @@ static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, con
 		return rc;
 	s.argv = argv;
 	s.root_pid = p->pid;
+	bc_proc_ids(p->pid, &s.ppid, &s.pgrp, &s.sid);
 	s.start_ktime = ktime;
 	rc = bc_sink_begin(p->writer, &s);
 	free(argv);

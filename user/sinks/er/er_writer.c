@@ -15,11 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <bpf/libbpf.h>
 
 #include "bpfcollect/argspec.h"
 #include "bpfcollect/er_overview.h"
@@ -236,55 +233,11 @@ static uint64_t rel_time(const struct er_writer *w, uint64_t ktime)
 	return ktime > w->start_ktime ? ktime - w->start_ktime : 0;
 }
 
-/* ppid, pgrp and sid of pid from /proc; zeros when it is gone (offline conversion). */
-static void proc_ids(uint32_t pid, int ids[3])
+/* <cpu id= clk=/> children of <system>, clock in MHz. */
+static void er_sb_cpus(struct er_strbuf *b, const struct bc_host *h)
 {
-	char path[64], buf[1024];
-	ssize_t n;
-	int fd;
-
-	ids[0] = ids[1] = ids[2] = 0;
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	/* comm may hold anything, ')' included: the fields follow the last ')' */
-	char *p = strrchr(buf, ')');
-
-	if (!p || sscanf(p + 1, " %*c %d %d %d", &ids[0], &ids[1], &ids[2]) != 3)
-		ids[0] = ids[1] = ids[2] = 0;
-}
-
-/* <cpu id= clk=/> children of <system>, clock in MHz from /proc/cpuinfo. */
-static void er_sb_cpus(struct er_strbuf *b)
-{
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	char line[256];
-	int cpu = -1, ncpus = 0;
-	double mhz;
-
-	if (f) {
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "processor : %d", &cpu) == 1)
-				continue;
-			if (cpu >= 0 && sscanf(line, "cpu MHz : %lf", &mhz) == 1) {
-				er_sb_printf(b, "  <cpu id=\"%d\" clk=\"%.0f\"/>\n", cpu, mhz);
-				ncpus++;
-				cpu = -1;
-			}
-		}
-		fclose(f);
-	}
-	if (ncpus)
-		return;
-	/* no "cpu MHz" lines (some VMs, other arches): still say how many there are */
-	for (long i = 0, n = sysconf(_SC_NPROCESSORS_CONF); i < n; i++)
-		er_sb_printf(b, "  <cpu id=\"%ld\" clk=\"0\"/>\n", i);
+	for (unsigned int i = 0; h && i < h->ncpus && i < BC_HOST_MAX_CPUS; i++)
+		er_sb_printf(b, "  <cpu id=\"%u\" clk=\"%u\"/>\n", i, h->cpu_mhz[i]);
 }
 
 static int write_functions(struct er_writer *w, const struct bc_functab *funcs)
@@ -329,33 +282,31 @@ static int write_functions(struct er_writer *w, const struct bc_functab *funcs)
 	return err;
 }
 
-static void er_sb_header(struct er_strbuf *b, const struct bc_session *s, const struct utsname *u)
+static void er_sb_header(struct er_strbuf *b, const struct bc_session *s)
 {
-	char cwd[4096];
-	int ids[3];
+	const struct bc_host *h = s->host;
 
 	er_sb_printf(b,
 		     "<experiment version=\"12.4\">\n<collector>bpfcollect %s</collector>\n"
 		     "</experiment>\n",
 		     BPFCOLLECT_VERSION);
 	er_sb_printf(b, "<system hostname=\"");
-	er_sb_escaped(b, u->nodename);
+	er_sb_escaped(b, h ? h->hostname : "");
 	er_sb_printf(b, "\" arch=\"");
-	er_sb_escaped(b, u->machine);
+	er_sb_escaped(b, h ? h->arch : "");
 	er_sb_printf(b, "\" os=\"Linux ");
-	er_sb_escaped(b, u->release);
-	er_sb_printf(b, "\" pagesz=\"%ld\" npages=\"%ld\">\n", sysconf(_SC_PAGESIZE),
-		     sysconf(_SC_PHYS_PAGES));
-	er_sb_cpus(b);
+	er_sb_escaped(b, h ? h->release : "");
+	er_sb_printf(b, "\" pagesz=\"%ld\" npages=\"%ld\">\n", h ? h->pagesz : 4096,
+		     h ? h->npages : 0);
+	er_sb_cpus(b, h);
 	er_sb_printf(b, "</system>\n");
 
-	proc_ids(s->root_pid, ids);
 	er_sb_printf(b, "<process pid=\"%u\"></process>\n", s->root_pid);
-	er_sb_printf(b, "<process ppid=\"%d\"></process>\n", ids[0]);
-	er_sb_printf(b, "<process pgrp=\"%d\"></process>\n", ids[1]);
-	er_sb_printf(b, "<process sid=\"%d\"></process>\n", ids[2]);
+	er_sb_printf(b, "<process ppid=\"%d\"></process>\n", s->ppid);
+	er_sb_printf(b, "<process pgrp=\"%d\"></process>\n", s->pgrp);
+	er_sb_printf(b, "<process sid=\"%d\"></process>\n", s->sid);
 	er_sb_printf(b, "<process cwd=\"");
-	er_sb_escaped(b, s->cwd ? s->cwd : getcwd(cwd, sizeof(cwd)) ? cwd : "");
+	er_sb_escaped(b, s->cwd ? s->cwd : "");
 	er_sb_printf(b, "\"></process>\n<process wsize=\"64\"></process>\n<process>");
 	for (char *const *a = s->argv; a && *a; a++) {
 		er_sb_escaped(b, *a);
@@ -366,17 +317,16 @@ static void er_sb_header(struct er_strbuf *b, const struct bc_session *s, const 
 }
 
 /* bpfcollect's own facts, as comments: gprofng prints them, our reader parses them. */
-static void er_sb_begin_comments(struct er_strbuf *b, const struct bc_session *s,
-				 const struct utsname *u)
+static void er_sb_begin_comments(struct er_strbuf *b, const struct bc_session *s)
 {
 	struct er_strbuf t = {0};
 
 	er_sb_printf(&t, "bpfcollect: format=%d version=", BC_ER_FORMAT);
 	er_sb_shell_word(&t, BPFCOLLECT_VERSION);
 	er_sb_printf(&t, " kernel=");
-	er_sb_shell_word(&t, u->release);
+	er_sb_shell_word(&t, s->host ? s->host->release : "");
 	er_sb_printf(&t, " libbpf=");
-	er_sb_shell_word(&t, libbpf_version_string());
+	er_sb_shell_word(&t, s->libbpf ? s->libbpf : "");
 	er_sb_comment(b, &t);
 	if (s->options) {
 		t.len = 0;
@@ -454,7 +404,6 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 {
 	struct er_writer *w = (struct er_writer *)sink;
 	struct er_strbuf b = {0};
-	struct utsname u;
 	uint32_t ptimer;
 	bool traces;
 	int64_t wall;
@@ -465,8 +414,6 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	w->begun = true;
 	w->root_pid = s->root_pid;
 	w->start_ktime = s->start_ktime;
-	if (uname(&u) < 0)
-		memset(&u, 0, sizeof(u));
 
 	err = create_file(w, "log.xml", &w->log_fd);
 	if (!err)
@@ -478,7 +425,7 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	if (err)
 		return err;
 
-	er_sb_header(&b, s, &u);
+	er_sb_header(&b, s);
 	w->offcpu_clock = s->offcpu && s->root_pid;
 	w->offcpu_private = !s->offcpu_in_founder;
 	ptimer = s->profile_us ? s->profile_us : w->offcpu_clock ? BC_ER_OFFCPU_TICK_US : 0;
@@ -503,7 +450,7 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	er_sb_printf(&b, "\" time=\"%lld\" tm_zone=\"0\"/>\n", (long long)wall);
 	er_sb_printf(&b, "<event kind=\"sample\" tstamp=\"0.000000000\" id=\"0\" "
 			 "label=\"collector_open_experiment\"/>\n");
-	er_sb_begin_comments(&b, s, &u);
+	er_sb_begin_comments(&b, s);
 	err = write_sb(w->log_fd, &w->log_size, &b);
 	free(b.s);
 	if (!err)

@@ -175,7 +175,7 @@ vmlinux:
 	mv vmlinux/vmlinux.h.tmp vmlinux/vmlinux.h
 
 format:
-	clang-format -i $(USER_SRCS) $(wildcard include/bpfcollect/*.h bpf/*.c bpf/*.h tests/unit/*.c tests/integration/*.c tests/targets/*.c demo/*.c)
+	clang-format -i $(USER_SRCS) $(shell find user -name '*.h') $(wildcard include/bpfcollect/*.h bpf/*.c bpf/*.h $(shell find tests/unit -name '*.c') tests/integration/*.c tests/targets/*.c demo/*.c)
 
 clean:
 	rm -rf $(O)

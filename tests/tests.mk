@@ -1,6 +1,9 @@
 # Test build rules, included by the top-level Makefile.
 #
-# Unit tests: every tests/unit/test_*.c is one cmocka program. Each is built
+# Unit tests: every tests/unit/STAGE/test_*.c is one cmocka program (the
+# folders mirror user/'s; shared fixtures are headers in tests/unit/). They see
+# user/ on the include path, for the headers that live beside their code
+# ("sinks/er/er_traces.h"). Each is built
 # twice: with ASan+UBSan (run directly) and plain (run under valgrind, which
 # fails the run on any leak or memory error). Fragments tests/unit/*.mk may
 # add fixtures a test needs (ELF files built by the suite, ...): they append
@@ -9,9 +12,12 @@
 # Integration tests (tests/integration/run.sh) run the real bpfcollect binary
 # as root against targets in tests/targets/, built here.
 
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_SAN := $(patsubst tests/unit/%.c,$(O)/tests/san/%,$(UNIT_SRCS))
-UNIT_PLAIN := $(patsubst tests/unit/%.c,$(O)/tests/plain/%,$(UNIT_SRCS))
+UNIT_SRCS := $(sort $(shell find tests/unit -name 'test_*.c'))
+UNIT_NAMES := $(notdir $(UNIT_SRCS:.c=))
+UNIT_SAN := $(addprefix $(O)/tests/san/,$(UNIT_NAMES))
+UNIT_PLAIN := $(addprefix $(O)/tests/plain/,$(UNIT_NAMES))
+# The tests mirror user/'s folders; their binaries are flat, found by name.
+vpath test_%.c $(sort $(dir $(UNIT_SRCS)))
 # Shared test fixtures are headers (static inline): every test depends on them.
 UNIT_FIXTURES := $(wildcard tests/unit/*.h)
 TARGETS_SRCS := $(wildcard tests/targets/*.c)
@@ -23,16 +29,16 @@ VALGRIND ?= valgrind
 VALGRIND_FLAGS := --quiet --leak-check=full --show-leak-kinds=definite,indirect,possible \
 	--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=97
 
-$(O)/tests/san/test_%: tests/unit/test_%.c $(O)/libbpfcollect-san.a $(UNIT_FIXTURES)
+$(O)/tests/san/test_%: test_%.c $(O)/libbpfcollect-san.a $(UNIT_FIXTURES)
 	$(msg) CC $@
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -DFIXTURE_DIR='"$(abspath $(O)/tests/fixtures)"' \
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Iuser -Itests/unit -DFIXTURE_DIR='"$(abspath $(O)/tests/fixtures)"' \
 		-o $@ $< $(O)/libbpfcollect-san.a $(PC_LIBS) $(CMOCKA_LIBS)
 
-$(O)/tests/plain/test_%: tests/unit/test_%.c $(O)/libbpfcollect.a $(UNIT_FIXTURES)
+$(O)/tests/plain/test_%: test_%.c $(O)/libbpfcollect.a $(UNIT_FIXTURES)
 	$(msg) CC $@
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -DFIXTURE_DIR='"$(abspath $(O)/tests/fixtures)"' \
+	$(Q)$(CC) $(ALL_CFLAGS) -Iuser -Itests/unit -DFIXTURE_DIR='"$(abspath $(O)/tests/fixtures)"' \
 		-o $@ $< $(O)/libbpfcollect.a $(PC_LIBS) $(CMOCKA_LIBS)
 
 # Targets are built the way users build programs: -O2, frame pointers kept so

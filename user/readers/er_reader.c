@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/argspec.h"
-#include "bpfcollect/er_replay.h"
+#include "er_replay.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/xml.h"
 

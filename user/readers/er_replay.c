@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bpfcollect/er_replay.h"
+#include "er_replay.h"
 
 /* Slot of (file, tid) in slots[n]: the one holding it, or the free one where it goes. */
 static size_t slot_find(const struct bc_er_replay *rp, const uint32_t *slots, size_t n,

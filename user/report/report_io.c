@@ -21,7 +21,7 @@
 #include "bpfcollect/profile_data.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/report_io.h"
-#include "bpfcollect/table.h"
+#include "table.h"
 
 #define UNKNOWN_FD_NAME "<pipe(), socket(), or other fds>"
 #define OTHER_IO_NAME	"<Other IO activity>"

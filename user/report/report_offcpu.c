@@ -41,7 +41,7 @@
 #include "bpfcollect/pcname.h"
 #include "bpfcollect/report_offcpu.h"
 #include "bpfcollect/syscalls.h"
-#include "bpfcollect/table.h"
+#include "table.h"
 
 #define NO_STACK "<no user stack>"
 

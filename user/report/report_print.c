@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpfcollect/table.h"
+#include "table.h"
 #include "bpfcollect/report.h"
 
 #define NS_PER_US UINT64_C(1000)

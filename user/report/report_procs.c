@@ -22,7 +22,7 @@
 
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/report_procs.h"
-#include "bpfcollect/table.h"
+#include "table.h"
 
 struct thread_acc {
 	uint32_t tid, pid;

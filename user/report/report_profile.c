@@ -16,7 +16,7 @@
 #include "bpfcollect/pcname.h"
 #include "bpfcollect/profile_data.h"
 #include "bpfcollect/report_profile.h"
-#include "bpfcollect/table.h"
+#include "table.h"
 
 struct func_total {
 	const char *name; /* owned by the report's function index */

@@ -18,7 +18,7 @@
 #include "bpfcollect/pcname.h"
 #include "bpfcollect/profile_data.h"
 #include "bpfcollect/report_traces.h"
-#include "bpfcollect/table.h"
+#include "table.h"
 
 #define NMETRIC 4
 

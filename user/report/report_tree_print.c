@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bpfcollect/containers.h"
-#include "bpfcollect/table.h"
+#include "table.h"
 #include "bpfcollect/report.h"
 #include "bpfcollect/report_tree.h"
 

@@ -7,7 +7,7 @@
 #include "bpfcollect/archive.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/outputs.h"
-#include "bpfcollect/sink_tee.h"
+#include "sink_tee.h"
 
 /* How many of opts' formats write files. */
 static size_t file_formats(const struct bc_record_opts *opts)

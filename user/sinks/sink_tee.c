@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpfcollect/sink_tee.h"
+#include "sink_tee.h"
 
 struct tee {
 	struct bc_sink base;

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "bpfcollect/elf_symbols.h"
-#include "bpfcollect/libsearch.h"
+#include "libsearch.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/symutil.h"
 

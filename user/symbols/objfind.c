@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bpfcollect/libsearch.h"
-#include "bpfcollect/objfind.h"
+#include "libsearch.h"
+#include "objfind.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/symutil.h"
 

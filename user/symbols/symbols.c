@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "bpfcollect/elf_symbols.h"
-#include "bpfcollect/objfind.h"
+#include "objfind.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/symutil.h"
 

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bpfcollect/er_profile.h"
+#include "er_profile.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"

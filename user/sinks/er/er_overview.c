@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpfcollect/er_overview.h"
+#include "er_overview.h"
 
 /* Whole records only: a write stopped part-way is cut back. */
 static int append(struct er_overview *ov, const uint8_t *rec)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpfcollect/er_profile.h"
+#include "er_profile.h"
 #include "bpfcollect/model.h"
 
 #define FRAME_HEAD 16 /* tsize, type, hsize, uid */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpfcollect/er_strbuf.h"
+#include "er_strbuf.h"
 #include "bpfcollect/xml.h"
 
 bool er_sb_reserve(struct er_strbuf *b, size_t more)

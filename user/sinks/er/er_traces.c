@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpfcollect/er_traces.h"
+#include "er_traces.h"
 #include "bpfcollect/model.h"
 
 #define BUF_FLUSH  (64u << 10)

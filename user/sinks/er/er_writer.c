@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "bpfcollect/argspec.h"
-#include "bpfcollect/er_overview.h"
-#include "bpfcollect/er_profile.h"
-#include "bpfcollect/er_traces.h"
-#include "bpfcollect/er_strbuf.h"
+#include "er_overview.h"
+#include "er_profile.h"
+#include "er_traces.h"
+#include "er_strbuf.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/xml.h"

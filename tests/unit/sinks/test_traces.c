@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "bpfcollect/er_profile.h"
-#include "bpfcollect/er_traces.h"
+#include "sinks/er/er_profile.h"
+#include "sinks/er/er_traces.h"
 #include "bpfcollect/model.h"
 #include "bpfcollect/profile_data.h"
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "bpfcollect/er_profile.h"
+#include "sinks/er/er_profile.h"
 #include "bpfcollect/profile_data.h"
 
 static void write_text(const char *dir, const char *name, const char *text, size_t len)

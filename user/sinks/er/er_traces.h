@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpfcollect/er_profile.h"
+#include "er_profile.h"
 #include "bpfcollect/record.h"
 
 #define BC_ER_SYNC_PACKET 2

@@ -70,9 +70,30 @@ int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* The exec record and the argv behind it. */
+struct exec_rec {
+	struct bc_rec_exec x;
+	struct bc_rec_exec_args a;
+};
+
+/* argv of the new image, from its own stack, where execve has just copied it. */
+static __always_inline void read_exec_args(struct mm_struct *mm, struct bc_rec_exec_args *a)
+{
+	__u64 start = BPF_CORE_READ(mm, arg_start), end = BPF_CORE_READ(mm, arg_end);
+	__u64 n = end > start ? end - start : 0;
+
+	a->truncated = n > BC_EXEC_ARGS_MAX;
+	if (n > BC_EXEC_ARGS_MAX)
+		n = BC_EXEC_ARGS_MAX;
+	a->args_len = 0;
+	if (n && bpf_probe_read_user(a->args, n, (const void *)start) == 0)
+		a->args_len = (__u32)n;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
+	struct exec_rec *full;
 	struct bc_rec_exec *rec;
 	struct task_state *ts;
 	long len;
@@ -82,9 +103,10 @@ int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 		return 0;
 	now = bpf_ktime_get_ns();
 	ts = current_task_state();
-	rec = record_reserve(sizeof(*rec), BC_REC_PROC_EXEC, BC_LOSS_PROC, ts, 0, now);
-	if (!rec)
+	full = record_reserve(sizeof(*full), BC_REC_PROC_EXEC, BC_LOSS_PROC, ts, 0, now);
+	if (!full)
 		return 0;
+	rec = &full->x;
 	/* A new image has no traced frames open: the old ones never return. */
 	if (ts)
 		ts->depth = 0;
@@ -110,7 +132,8 @@ int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 			break;
 		}
 	}
-	record_submit(rec);
+	read_exec_args(mm, &full->a);
+	record_submit(full);
 	return 0;
 }
 

@@ -81,6 +81,21 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
  */
 const char *bc_io_path(const struct bc_rec_io *r, size_t *len);
 
+/*
+ * The argv an exec record carries: *len bytes of NUL-separated words (the
+ * last may lack its NUL when it was cut); NULL when the record has none.
+ */
+const char *bc_exec_args(const struct bc_rec_exec *x, size_t *len);
+
+/*
+ * argv from NUL-separated words blob[len] (NULL or empty: [fallback]),
+ * NULL-terminated, pointing into *buf_out. Free both. 0 or -ENOMEM.
+ */
+int bc_argv_split(const char *blob, size_t len, const char *fallback, char ***argv_out,
+		  char **buf_out);
+/* The words of argv, each with its NUL, into a new *blob of *len bytes. 0 or -ENOMEM. */
+int bc_argv_join(char *const *argv, char **blob, size_t *len);
+
 /* An r-x (or other) mapping of a traced process, from /proc/PID/maps. */
 struct bc_mapping {
 	uint32_t pid;

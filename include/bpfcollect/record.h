@@ -30,15 +30,15 @@ enum bc_rec_kind {
 	BC_REC_PROC_EXEC = 0x107,    /* successful execve */
 	BC_REC_THREAD_EXIT = 0x108,  /* a thread exited (not the last one) */
 	BC_REC_PROC_EXIT = 0x109,    /* the last thread of a process exited */
-	BC_REC_LOST = 0x10a,         /* written by the agent: events lost */
-	BC_REC_MMAP = 0x10b,         /* an executable file mapping was made */
-	BC_REC_MUNMAP = 0x10c,       /* a range was unmapped */
-	BC_REC_PROFILE = 0x10d,      /* a clock-profile sample of a traced thread (-p) */
-	BC_REC_OFFCPU = 0x10e,       /* an interval a traced thread spent off CPU */
+	BC_REC_LOST = 0x10a,	     /* written by the agent: events lost */
+	BC_REC_MMAP = 0x10b,	     /* an executable file mapping was made */
+	BC_REC_MUNMAP = 0x10c,	     /* a range was unmapped */
+	BC_REC_PROFILE = 0x10d,	     /* a clock-profile sample of a traced thread (-p) */
+	BC_REC_OFFCPU = 0x10e,	     /* an interval a traced thread spent off CPU */
 	BC_REC_PROC_NAME = 0x10f,    /* written by the agent: a process seen first mid-life */
-	BC_REC_HEAP = 0x110,         /* an allocator call returned (-H) */
-	BC_REC_SYNC = 0x111,         /* a thread waited on a lock, condition or join (-s) */
-	BC_REC_IO = 0x112,           /* an I/O system call returned (-i) */
+	BC_REC_HEAP = 0x110,	     /* an allocator call returned (-H) */
+	BC_REC_SYNC = 0x111,	     /* a thread waited on a lock, condition or join (-s) */
+	BC_REC_IO = 0x112,	     /* an I/O system call returned (-i) */
 };
 
 /* Loss counters are kept per CPU and per class (index into the array). */
@@ -54,8 +54,8 @@ enum bc_loss_class {
 	BC_LOSS_NR = 8,
 };
 
-#define BC_COMM_LEN 16
-#define BC_PATH_LEN 256
+#define BC_COMM_LEN  16
+#define BC_PATH_LEN  256
 #define BC_MAX_DEPTH 128 /* pending entries kept per thread (power of 2) */
 
 struct bc_rec_head {
@@ -80,7 +80,7 @@ struct bc_rec_func_return {
 	__u32 func_id;
 	__u32 cpu;
 	__u64 entry_ktime; /* 0 when the entry was not seen */
-	__u64 retval;      /* raw rax */
+	__u64 retval;	   /* raw rax */
 };
 
 struct bc_rec_sys_enter {
@@ -124,6 +124,20 @@ struct bc_rec_exec {
 };
 
 /*
+ * What follows a bc_rec_exec when its size says so (format 2): the new
+ * image's argv as execve gave it, NUL-separated, read from the process's
+ * own memory (mm->arg_start..arg_end) as the image starts. The sinks take
+ * a process's command line from here, never from /proc.
+ */
+#define BC_EXEC_ARGS_MAX 1024
+
+struct bc_rec_exec_args {
+	__u32 args_len;	 /* bytes of args used, the last NUL included; 0: none read */
+	__u32 truncated; /* 1: argv was longer than BC_EXEC_ARGS_MAX */
+	char args[BC_EXEC_ARGS_MAX];
+};
+
+/*
  * BC_REC_THREAD_EXIT and BC_REC_PROC_EXIT. A PROC_EXIT also carries the
  * process's final usage (what /proc can no longer tell): thread-group totals
  * (signal_struct, for threads already gone) plus the last thread's own.
@@ -134,9 +148,9 @@ struct bc_rec_exit {
 	__u32 pad;
 	char comm[BC_COMM_LEN];
 	__u64 start_time; /* group leader's start, CLOCK_MONOTONIC ns */
-	__u64 utime;      /* ns, tick-sampled (scale by sum_exec) */
+	__u64 utime;	  /* ns, tick-sampled (scale by sum_exec) */
 	__u64 stime;
-	__u64 sum_exec; /* ns of CPU, exact */
+	__u64 sum_exec;	 /* ns of CPU, exact */
 	__u64 run_delay; /* ns runnable but waiting, this thread */
 	__u64 nvcsw;
 	__u64 nivcsw;
@@ -151,16 +165,16 @@ struct bc_rec_exit {
  * (and the image an exec maps) into map.xml events; they are not stored.
  */
 #define BC_MMAP_PATH_MAX 1024
-#define BC_MMAP_DEPTH    32 /* path components walked at most */
+#define BC_MMAP_DEPTH	 32 /* path components walked at most */
 
 struct bc_rec_mmap {
 	struct bc_rec_head h;
 	__u64 start;
 	__u64 end;
-	__u64 pgoff;    /* file offset of start, in pages */
+	__u64 pgoff;	/* file offset of start, in pages */
 	__u64 vm_flags; /* VM_READ 0x1, VM_WRITE 0x2, VM_EXEC 0x4 */
 	__u64 ino;
-	__u32 dev;      /* kernel dev_t: major << 20 | minor */
+	__u32 dev;	/* kernel dev_t: major << 20 | minor */
 	__u16 path_len; /* bytes used in path */
 	__u8 truncated; /* 1: deeper than BC_MMAP_DEPTH or longer than the buffer */
 	__u8 pad;
@@ -287,12 +301,12 @@ enum bc_heap_fn {
 struct bc_rec_heap {
 	struct bc_rec_head h;
 	__u64 start_ktime; /* entry */
-	__u64 size;        /* bytes asked for (calloc: n * size) */
-	__u64 addr;        /* the block (free, munmap: the one given back) */
-	__u64 old_addr;    /* realloc: the block before */
-	__u64 pc;          /* the allocator function's entry */
-	__u16 htype;       /* enum bc_heap_type */
-	__u16 fn;          /* enum bc_heap_fn */
+	__u64 size;	   /* bytes asked for (calloc: n * size) */
+	__u64 addr;	   /* the block (free, munmap: the one given back) */
+	__u64 old_addr;	   /* realloc: the block before */
+	__u64 pc;	   /* the allocator function's entry */
+	__u16 htype;	   /* enum bc_heap_type */
+	__u16 fn;	   /* enum bc_heap_fn */
 	__u16 n_user;
 	__u16 pad;
 	__u64 ips[];
@@ -345,7 +359,7 @@ struct bc_rec_sync {
  * bytes of the path given to open (NUL included; 0 when there is none).
  * size = 80 + 8 * n_user + name_len rounded up to 8; h.seq is 0.
  */
-#define BC_IO_MAX_FRAMES 32
+#define BC_IO_MAX_FRAMES   32
 #define BC_IO_NR_INHERITED 0xffffffffu /* nr of an open made up for a descriptor open before */
 
 enum bc_io_type {
@@ -402,9 +416,9 @@ struct bc_rec_io {
 	__u64 nbyte;
 	__s32 fd;
 	__s32 ofd;
-	__u32 nr;      /* the system call */
-	__u16 iotype;  /* enum bc_io_type (+ BC_IO_ERROR_OFFSET) */
-	__u16 fstype;  /* enum bc_fs_type */
+	__u32 nr;     /* the system call */
+	__u16 iotype; /* enum bc_io_type (+ BC_IO_ERROR_OFFSET) */
+	__u16 fstype; /* enum bc_fs_type */
 	__u16 n_user;
 	__u16 name_len;
 	__u32 pad;

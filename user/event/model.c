@@ -131,8 +131,13 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
 		break;
 	case BC_REC_PROC_EXEC: {
 		const struct bc_rec_exec *x = (const void *)h;
+		const struct bc_rec_exec_args *a = (const void *)(x + 1);
 
 		if (x->filename_len >= BC_PATH_LEN)
+			return -EINVAL;
+		/* the argv after it, when there is one: exactly its size, a sane length */
+		if (h->size != sizeof(*x) &&
+		    (h->size != sizeof(*x) + sizeof(*a) || a->args_len > BC_EXEC_ARGS_MAX))
 			return -EINVAL;
 		break;
 	}
@@ -206,6 +211,71 @@ const char *bc_io_path(const struct bc_rec_io *r, size_t *len)
 	if (*len == max) /* no NUL inside: keep what is whole */
 		*len = max ? max - 1 : 0;
 	return *len ? name : "";
+}
+
+const char *bc_exec_args(const struct bc_rec_exec *x, size_t *len)
+{
+	const struct bc_rec_exec_args *a = (const void *)(x + 1);
+
+	*len = 0;
+	if (x->h.size < sizeof(*x) + sizeof(*a) || !a->args_len || a->args_len > BC_EXEC_ARGS_MAX)
+		return NULL;
+	*len = a->args_len;
+	return a->args;
+}
+
+int bc_argv_split(const char *blob, size_t len, const char *fallback, char ***argv_out,
+		  char **buf_out)
+{
+	char *buf, **argv;
+	size_t n = 0;
+
+	*argv_out = NULL;
+	*buf_out = NULL;
+	if (!blob || !len) {
+		blob = fallback;
+		len = strlen(fallback) + 1;
+	}
+	buf = malloc(len + 1);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, blob, len);
+	buf[len] = 0; /* a last word cut without its NUL ends here */
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		n++;
+	argv = calloc(n + 1, sizeof(*argv));
+	if (!argv) {
+		free(buf);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		argv[n++] = buf + i;
+	*argv_out = argv;
+	*buf_out = buf;
+	return 0;
+}
+
+int bc_argv_join(char *const *argv, char **blob, size_t *len)
+{
+	size_t n = 0;
+	char *b;
+
+	for (char *const *a = argv; a && *a; a++)
+		n += strlen(*a) + 1;
+	b = malloc(n ? n : 1);
+	if (!b)
+		return -ENOMEM;
+	n = 0;
+	for (char *const *a = argv; a && *a; a++) {
+		size_t l = strlen(*a) + 1;
+
+		memcpy(b + n, *a, l);
+		n += l;
+	}
+	*blob = b;
+	*len = n;
+	return 0;
 }
 
 int bc_mapping_from_record(const struct bc_rec_mmap *rec, char *path, size_t pathlen,

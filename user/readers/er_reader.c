@@ -634,8 +634,8 @@ static int parse_map(struct bc_er_reader *r)
 	return 0;
 }
 
-int bc_er_read(const char *exp_path, struct bc_sink *sink, struct bc_er_info *info, char *err,
-	       size_t errlen)
+int bc_er_reader_open(struct bc_er_reader *rd, const char *exp_path, struct bc_er_info *info,
+		      char *err, size_t errlen)
 {
 	struct bc_er_reader r = {
 		.path = exp_path, .info = info, .err = err, .errlen = errlen, .dirfd = -1};
@@ -672,19 +672,37 @@ int bc_er_read(const char *exp_path, struct bc_sink *sink, struct bc_er_info *in
 		bc_er_note(info,
 			   "log.xml: the writer stored %llu records, the data files hold %llu",
 			   (unsigned long long)info->records_written, (unsigned long long)stored);
-	if (sink) {
+out:
+	*rd = r;
+	return ret;
+}
+
+void bc_er_reader_close(struct bc_er_reader *r)
+{
+	bc_er_replay_free(r);
+	for (size_t i = 0; i < r->nmaps; i++)
+		free(r->maps[i].path);
+	free(r->maps);
+	r->maps = NULL;
+	r->nmaps = 0;
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	r->dirfd = -1;
+}
+
+int bc_er_read(const char *exp_path, struct bc_sink *sink, struct bc_er_info *info, char *err,
+	       size_t errlen)
+{
+	struct bc_er_reader r;
+	int ret = bc_er_reader_open(&r, exp_path, info, err, errlen);
+
+	if (!ret && sink) {
 		ret = bc_er_replay(&r, sink);
-	} else {
+	} else if (!ret) {
 		for (uint32_t f = 0; f < BC_ER_NFILES; f++)
 			info->events_read += info->files[f].records;
 	}
-out:
-	bc_er_replay_free(&r);
-	for (size_t i = 0; i < r.nmaps; i++)
-		free(r.maps[i].path);
-	free(r.maps);
-	if (r.dirfd >= 0)
-		close(r.dirfd);
+	bc_er_reader_close(&r);
 	return ret;
 }
 

@@ -8,6 +8,7 @@
  * skipped, both are counted and noted.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,49 +231,73 @@ static int sink_fail(struct bc_er_reader *r, struct bc_sink *sink, int err)
 			  sink->ops->name ? sink->ops->name : "?", strerror(-err));
 }
 
-/* k-way merge of the per-thread streams, mappings slotted in by time. */
-static int merge(struct bc_er_reader *r, struct bc_sink *sink)
+int bc_er_replay_start(struct bc_er_reader *r)
 {
 	struct bc_er_replay *rp = &r->rp;
-	size_t next_map = 0;
-	int err;
 
 	rp->heap = malloc((rp->nstreams + 1) * sizeof(*rp->heap));
 	if (!rp->heap)
 		return bc_er_fail(r, -ENOMEM, "%s: out of memory", r->path);
+	rp->heap_n = 0;
 	for (size_t s = 0; s < rp->nstreams; s++)
 		rp->heap[rp->heap_n++] = (uint32_t)s;
 	for (size_t i = rp->heap_n / 2; i-- > 0;)
 		sift_down(rp, i);
-
-	while (rp->heap_n) {
-		uint32_t s = rp->heap[0];
-		const struct bc_rec_head *h = stream_head(rp, s);
-		struct bc_er_stream *st = &rp->streams[s];
-		struct bc_event ev;
-
-		for (; next_map < r->nmaps && r->maps[next_map].m.ktime <= h->ktime; next_map++)
-			if ((err = bc_sink_mapping(sink, &r->maps[next_map].m)))
-				return sink_fail(r, sink, err);
-		bc_decode(h, h->size, &r->info->funcs, &ev); /* validated while indexing */
-		if ((err = bc_sink_event(sink, &ev)))
-			return sink_fail(r, sink, err);
-		r->info->events_read++;
-		st->cur = rp->data[st->file].next[st->cur];
-		if (st->cur == BC_ER_NO_NEXT)
-			rp->heap[0] = rp->heap[--rp->heap_n];
-		sift_down(rp, 0);
-	}
-	for (; next_map < r->nmaps; next_map++)
-		if ((err = bc_sink_mapping(sink, &r->maps[next_map].m)))
-			return sink_fail(r, sink, err);
+	r->next_map = 0;
 	return 0;
 }
 
-int bc_er_replay(struct bc_er_reader *r, struct bc_sink *sink)
+bool bc_er_replay_peek(const struct bc_er_reader *r, uint64_t *ktime)
 {
-	struct bc_er_info *info = r->info;
-	struct bc_session sess = {
+	const struct bc_er_replay *rp = &r->rp;
+	bool map = r->next_map < r->nmaps;
+
+	if (!rp->heap_n && !map)
+		return false;
+	if (!rp->heap_n)
+		*ktime = r->maps[r->next_map].m.ktime;
+	else if (map && r->maps[r->next_map].m.ktime < stream_head(rp, rp->heap[0])->ktime)
+		*ktime = r->maps[r->next_map].m.ktime;
+	else
+		*ktime = stream_head(rp, rp->heap[0])->ktime;
+	return true;
+}
+
+/*
+ * The next item in time order. A mapping comes after the records of its
+ * time, as the agent sends them: an exec's or a fork's mappings follow it.
+ */
+int bc_er_replay_step(struct bc_er_reader *r, struct bc_sink *sink)
+{
+	struct bc_er_replay *rp = &r->rp;
+	const struct bc_rec_head *h = rp->heap_n ? stream_head(rp, rp->heap[0]) : NULL;
+	struct bc_er_stream *st;
+	struct bc_event ev;
+	int err;
+
+	if (r->next_map < r->nmaps && (!h || r->maps[r->next_map].m.ktime < h->ktime)) {
+		err = bc_sink_mapping(sink, &r->maps[r->next_map++].m);
+		return err ? sink_fail(r, sink, err) : 0;
+	}
+	if (!h)
+		return 0;
+	st = &rp->streams[rp->heap[0]];
+	bc_decode(h, h->size, &r->info->funcs, &ev); /* validated while indexing */
+	if ((err = bc_sink_event(sink, &ev)))
+		return sink_fail(r, sink, err);
+	r->info->events_read++;
+	st->cur = rp->data[st->file].next[st->cur];
+	if (st->cur == BC_ER_NO_NEXT)
+		rp->heap[0] = rp->heap[--rp->heap_n];
+	sift_down(rp, 0);
+	return 0;
+}
+
+void bc_er_replay_session(const struct bc_er_reader *r, struct bc_session *sess)
+{
+	const struct bc_er_info *info = r->info;
+
+	*sess = (struct bc_session){
 		.argv = info->argv,
 		.root_pid = info->root_pid,
 		.start_ktime = info->start_ktime,
@@ -302,25 +327,41 @@ int bc_er_replay(struct bc_er_reader *r, struct bc_sink *sink)
 		.sync_threshold_us = info->sync_threshold_us,
 		.io = info->io,
 	};
-	struct bc_session_end end = {
+}
+
+void bc_er_replay_end(const struct bc_er_reader *r, struct bc_session_end *end)
+{
+	const struct bc_er_info *info = r->info;
+
+	*end = (struct bc_session_end){
 		.exit_status = info->exit_status,
 		.events = info->have_counts ? info->events : info->events_read,
 		.bad_records = info->bad_records + info->bad_records_read,
 	};
+	/* a live experiment ends where its data does; its losses are in LOST records */
+	end->end_ktime = info->closed ? info->start_ktime + info->exit_tstamp
+				      : (info->last_ktime > info->start_ktime ? info->last_ktime
+									      : info->start_ktime);
+	for (int i = 0; i < BC_LOSS_NR; i++)
+		end->lost[i] = info->have_counts ? info->lost[i] : info->lost_records[i];
+}
+
+int bc_er_replay(struct bc_er_reader *r, struct bc_sink *sink)
+{
+	struct bc_session sess;
+	struct bc_session_end end;
+	uint64_t t;
 	int err;
 
+	bc_er_replay_session(r, &sess);
 	if ((err = bc_sink_begin(sink, &sess)))
 		return sink_fail(r, sink, err);
-	if ((err = merge(r, sink)))
+	if ((err = bc_er_replay_start(r)))
 		return err;
-	/* a live experiment ends where its data does; its losses are in LOST records */
-	end.end_ktime = info->closed ? info->start_ktime + info->exit_tstamp
-				     : (info->last_ktime > info->start_ktime ? info->last_ktime
-									     : info->start_ktime);
-	if (!info->have_counts)
-		end.events = info->events_read;
-	for (int i = 0; i < BC_LOSS_NR; i++)
-		end.lost[i] = info->have_counts ? info->lost[i] : info->lost_records[i];
+	while (bc_er_replay_peek(r, &t))
+		if ((err = bc_er_replay_step(r, sink)))
+			return err;
+	bc_er_replay_end(r, &end);
 	if ((err = bc_sink_end(sink, &end)))
 		return sink_fail(r, sink, err);
 	return 0;

@@ -9,6 +9,7 @@
 #ifndef BPFCOLLECT_ER_REPLAY_H
 #define BPFCOLLECT_ER_REPLAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,7 @@ struct bc_er_reader {
 	size_t errlen;
 	struct bc_er_map *maps; /* map.xml's segments, sorted by time */
 	size_t nmaps;
+	size_t next_map; /* the first not replayed yet */
 	struct bc_er_replay rp;
 };
 
@@ -82,6 +84,27 @@ int bc_er_index_file(struct bc_er_reader *r, enum bc_er_file f);
  * order with r->maps, then end. A sink error is returned as is.
  */
 int bc_er_replay(struct bc_er_reader *r, struct bc_sink *sink);
+
+/*
+ * The same in steps, so several experiments replay as one stream: start,
+ * then while peek gives the time of r's next item (false: none left), step
+ * passes that one item to sink. Errors as bc_er_replay's.
+ */
+int bc_er_replay_start(struct bc_er_reader *r);
+bool bc_er_replay_peek(const struct bc_er_reader *r, uint64_t *ktime);
+int bc_er_replay_step(struct bc_er_reader *r, struct bc_sink *sink);
+/* The session and end that replay's begin and end pass, from r's log.xml. */
+void bc_er_replay_session(const struct bc_er_reader *r, struct bc_session *sess);
+void bc_er_replay_end(const struct bc_er_reader *r, struct bc_session_end *end);
+
+/*
+ * Opens exp_path into r (zeroed by it): log.xml, functions, map.xml, the
+ * data files indexed, info filled. 0 or -errno with err set; close r
+ * with bc_er_reader_close whatever it returned.
+ */
+int bc_er_reader_open(struct bc_er_reader *r, const char *exp_path, struct bc_er_info *info,
+		      char *err, size_t errlen);
+void bc_er_reader_close(struct bc_er_reader *r);
 
 /* Unmaps the data files and frees r->rp. */
 void bc_er_replay_free(struct bc_er_reader *r);

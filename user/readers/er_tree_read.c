@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bpfcollect/experiment.h"
+#include "er_replay.h"
 
 /* Digit-aware order, as gprofng sorts them: _f2.er before _f10.er. */
 static int natural_cmp(const char *a, const char *b)
@@ -67,81 +68,140 @@ int bc_er_list_descendants(const char *exp_path, char ***names, size_t *n)
 	return 0;
 }
 
-/* Passes one begin (the founder's) and one end (the last one's) through to the sink. */
-struct merge {
-	struct bc_sink base;
-	struct bc_sink *to;
-	bool begun;
-	bool last;
+/* A heap of readers by the time of their next item; ties go to the earlier experiment. */
+struct reader_heap {
+	size_t *v;
+	uint64_t *t; /* t[reader]: the time of its next item */
+	size_t n;
 };
 
-static int m_begin(struct bc_sink *s, const struct bc_session *x)
+static bool earlier(const struct reader_heap *h, size_t a, size_t b)
 {
-	struct merge *m = (struct merge *)s;
-
-	if (m->begun)
-		return 0;
-	m->begun = true;
-	return bc_sink_begin(m->to, x);
+	return h->t[a] != h->t[b] ? h->t[a] < h->t[b] : a < b;
 }
 
-static int m_event(struct bc_sink *s, const struct bc_event *e)
+static void heap_down(struct reader_heap *h, size_t i)
 {
-	return bc_sink_event(((struct merge *)s)->to, e);
+	for (;;) {
+		size_t l = 2 * i + 1, m = i, x;
+
+		if (l < h->n && earlier(h, h->v[l], h->v[m]))
+			m = l;
+		if (l + 1 < h->n && earlier(h, h->v[l + 1], h->v[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		x = h->v[i];
+		h->v[i] = h->v[m];
+		h->v[m] = x;
+		i = m;
+	}
 }
 
-static int m_mapping(struct bc_sink *s, const struct bc_mapping *x)
+/* Every record of every reader, in time order, into sink. */
+static int merge_readers(struct bc_er_reader *rd, size_t n, struct bc_sink *sink)
 {
-	return bc_sink_mapping(((struct merge *)s)->to, x);
+	struct reader_heap h = {.v = calloc(n, sizeof(size_t)), .t = calloc(n, sizeof(uint64_t))};
+	int err = 0;
+
+	if (!h.v || !h.t) {
+		err = bc_er_fail(&rd[0], -ENOMEM, "%s: out of memory", rd[0].path);
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (bc_er_replay_peek(&rd[k], &h.t[k]))
+			h.v[h.n++] = k;
+	for (size_t i = h.n / 2; i-- > 0;)
+		heap_down(&h, i);
+	while (h.n && !err) {
+		size_t k = h.v[0];
+
+		err = bc_er_replay_step(&rd[k], sink);
+		if (!bc_er_replay_peek(&rd[k], &h.t[k]))
+			h.v[0] = h.v[--h.n];
+		heap_down(&h, 0);
+	}
+out:
+	free(h.v);
+	free(h.t);
+	return err;
 }
 
-static int m_end(struct bc_sink *s, const struct bc_session_end *x)
+/*
+ * The experiments' items as one stream in time order: the founder's begin,
+ * every record and mapping of every experiment, the founder's end (its
+ * log.xml speaks for the whole recording: events, losses, the end).
+ */
+static int replay_all(struct bc_er_reader *rd, size_t n, struct bc_sink *sink)
 {
-	struct merge *m = (struct merge *)s;
+	struct bc_session sess;
+	struct bc_session_end end;
+	int err;
 
-	return m->last ? bc_sink_end(m->to, x) : 0;
+	bc_er_replay_session(&rd[0], &sess);
+	if ((err = bc_sink_begin(sink, &sess)))
+		return bc_er_fail(&rd[0], err, "%s: %s sink: %s", rd[0].path, sink->ops->name,
+				  strerror(-err));
+	for (size_t k = 0; k < n; k++)
+		if ((err = bc_er_replay_start(&rd[k])))
+			return err;
+	if ((err = merge_readers(rd, n, sink)))
+		return err;
+	bc_er_replay_end(&rd[0], &end);
+	if ((err = bc_sink_end(sink, &end)))
+		return bc_er_fail(&rd[0], err, "%s: %s sink: %s", rd[0].path, sink->ops->name,
+				  strerror(-err));
+	return 0;
 }
-
-static const struct bc_sink_ops merge_ops = {
-	.name = "merge",
-	.begin = m_begin,
-	.event = m_event,
-	.mapping = m_mapping,
-	.end = m_end,
-};
 
 int bc_er_read_tree(const char *exp_path, bool descendants, struct bc_sink *sink,
 		    struct bc_er_info *info, size_t *n_experiments, char *err, size_t errlen)
 {
-	struct merge m = {.base.ops = &merge_ops, .to = sink};
+	struct bc_er_reader *rd = NULL;
+	struct bc_er_info *subs = NULL;
 	char **names = NULL, path[4096];
-	size_t n = 0;
+	size_t n = 0, opened = 0;
 	int rc;
 
-	if (descendants) {
-		rc = bc_er_list_descendants(exp_path, &names, &n);
-		if (rc < 0)
-			n = 0; /* bc_er_read says what is wrong with the founder */
+	if (descendants && bc_er_list_descendants(exp_path, &names, &n) < 0)
+		n = 0; /* bc_er_reader_open says what is wrong with the founder */
+	rd = calloc(n + 1, sizeof(*rd));
+	subs = calloc(n + 1, sizeof(*subs));
+	if (!rd || !subs) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
 	}
-	m.last = n == 0;
-	rc = bc_er_read(exp_path, sink ? &m.base : NULL, info, err, errlen);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		struct bc_er_info sub;
-
-		memset(&sub, 0, sizeof(sub));
-		m.last = i + 1 == n;
+	rc = bc_er_reader_open(&rd[0], exp_path, info, err, errlen);
+	opened = 1;
+	for (size_t i = 0; rc == 0 && i < n; i++, opened++) {
 		snprintf(path, sizeof(path), "%s/%s", exp_path, names[i]);
-		rc = bc_er_read(path, sink ? &m.base : NULL, &sub, err, errlen);
-		if (rc == 0) {
-			info->events_read += sub.events_read;
-			if (sub.last_ktime > info->last_ktime)
-				info->last_ktime = sub.last_ktime;
-		}
-		bc_er_info_free(&sub);
+		rc = bc_er_reader_open(&rd[i + 1], path, &subs[i], err, errlen);
 	}
+	if (rc == 0 && sink)
+		rc = replay_all(rd, opened, sink);
+	for (size_t i = 0; rc == 0 && i < opened; i++) {
+		struct bc_er_info *x = i ? &subs[i - 1] : info;
+
+		if (!sink)
+			for (uint32_t f = 0; f < BC_ER_NFILES; f++)
+				x->events_read += x->files[f].records;
+		if (i) {
+			info->events_read += x->events_read;
+			if (x->last_ktime > info->last_ktime)
+				info->last_ktime = x->last_ktime;
+		}
+	}
+out:
+	for (size_t i = 0; i < opened; i++)
+		bc_er_reader_close(&rd[i]);
+	for (size_t i = 0; subs && i < n; i++)
+		bc_er_info_free(&subs[i]);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	free(rd);
+	free(subs);
 	if (n_experiments)
 		*n_experiments = 1 + n;
 	return rc;

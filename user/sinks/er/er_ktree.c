@@ -36,7 +36,9 @@
 struct kproc {
 	uint32_t pid;
 	char comm[BC_COMM_LEN + 1];
-	char *exe;		/* from its exec record, NULL if none seen */
+	char *exe;  /* from its exec record, NULL if none seen */
+	char *args; /* its argv, from its exec record; NULL: none seen */
+	size_t args_len;
 	struct bc_sink *writer; /* NULL until its first user-level record */
 	int exit_code;
 	bool exited;
@@ -130,7 +132,9 @@ static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 	p->writer = bc_er_sink_new(path, t->err, sizeof(t->err));
 	if (!p->writer)
 		return -EIO;
-	rc = bc_proc_argv(p->pid, p->exe ? p->exe : comm, &argv, &argbuf);
+	/* an exec seen says it; a process that began before recording, /proc */
+	rc = p->args ? bc_argv_split(p->args, p->args_len, p->exe ? p->exe : comm, &argv, &argbuf)
+		     : bc_proc_argv(p->pid, p->exe ? p->exe : comm, &argv, &argbuf);
 	if (rc < 0)
 		return rc;
 	s.argv = argv;
@@ -222,6 +226,15 @@ static int on_exec(struct er_ktree *t, const struct bc_rec_exec *x)
 	set_comm(p, x->comm);
 	free(p->exe);
 	p->exe = strndup(x->filename, x->filename_len);
+	free(p->args);
+	p->args = NULL;
+	p->args_len = 0;
+	const char *args = bc_exec_args(x, &p->args_len);
+
+	if (args && (p->args = malloc(p->args_len)))
+		memcpy(p->args, args, p->args_len);
+	else
+		p->args_len = 0;
 	/* The new image's mappings come next, from the recorder: all of them. */
 	bc_mapset_drop(&t->maps, x->h.pid);
 	if (!rc)
@@ -327,6 +340,9 @@ static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
 		end_child(p, h->ktime);
 		free(p->exe);
 		p->exe = NULL;
+		free(p->args);
+		p->args = NULL;
+		p->args_len = 0;
 		p->exited = false;
 		set_comm(p, f->comm);
 		/* A child's mappings are its parent's copy, which the recorder sends now. */
@@ -411,6 +427,7 @@ static void ktree_destroy(struct bc_sink *s)
 	for (size_t i = 0; i < t->n_procs; i++) {
 		bc_sink_destroy(t->procs[i].writer);
 		free(t->procs[i].exe);
+		free(t->procs[i].args);
 	}
 	bc_sink_destroy(t->founder);
 	bc_mapset_free(&t->maps);

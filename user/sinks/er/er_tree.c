@@ -38,6 +38,8 @@ struct proc_exp {
 	bool launch_exec_pending;	   /* the founder's exec of the command */
 	int exit_code;			   /* from its PROC_EXIT record */
 	bool exited;
+	char *args; /* its command line now: NUL-separated words, from the stream */
+	size_t args_len;
 };
 
 struct er_tree {
@@ -80,6 +82,7 @@ static struct proc_exp *add(struct er_tree *t, uint32_t pid)
 static struct proc_exp *reuse_or_add(struct er_tree *t, struct proc_exp *old, uint32_t pid)
 {
 	if (old && old != &t->procs[0]) {
+		free(old->args);
 		memset(old, 0, sizeof(*old));
 		old->pid = pid;
 		return old;
@@ -89,7 +92,7 @@ static struct proc_exp *reuse_or_add(struct er_tree *t, struct proc_exp *old, ui
 	return add(t, pid);
 }
 
-/* Creates DIR/LINEAGE.er and begins its writer for process pid. */
+/* Creates DIR/LINEAGE.er and begins its writer for process pid, named by its p->args. */
 static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, const char *command)
 {
 	char path[4096], **argv = NULL, *argbuf = NULL;
@@ -103,7 +106,7 @@ static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, con
 	p->writer = bc_er_sink_new(path, t->err, sizeof(t->err));
 	if (!p->writer)
 		return -EIO;
-	rc = bc_proc_argv(p->pid, command, &argv, &argbuf);
+	rc = bc_argv_split(p->args, p->args_len, command, &argv, &argbuf);
 	if (rc < 0)
 		return rc;
 	s.argv = argv;
@@ -147,7 +150,8 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 	uint64_t shared = f->clone_flags & (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND);
 	bool fork_like = !shared || ((f->clone_flags & CLONE_VFORK) && shared == CLONE_VM);
 	struct proc_exp *child;
-	char lineage[LINEAGE_MAX];
+	char lineage[LINEAGE_MAX], *args = NULL;
+	size_t args_len;
 	int n;
 
 	child = find(t, f->child_pid);
@@ -157,10 +161,20 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 		     fork_like ? ++parent->forks : ++parent->clones);
 	if (n >= (int)sizeof(lineage))
 		return -ENAMETOOLONG;
-	child = reuse_or_add(t, child, f->child_pid);
-	if (!child)
+	/* a fork runs its parent's command line until it execs */
+	if (parent->args_len && !(args = malloc(parent->args_len)))
 		return -ENOMEM;
+	if (args)
+		memcpy(args, parent->args, parent->args_len);
+	args_len = parent->args_len;
+	child = reuse_or_add(t, child, f->child_pid);
+	if (!child) {
+		free(args);
+		return -ENOMEM;
+	}
 	parent = NULL; /* add() may have moved it */
+	child->args = args;
+	child->args_len = args_len;
 	memcpy(child->lineage, lineage, sizeof(lineage));
 	n = open_child(t, child, f->h.ktime, "(fork)");
 	if (n < 0)
@@ -169,6 +183,25 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 
 	return log_descendant(t, creator, f->h.ktime, fork_like ? "fork" : "clone", lineage,
 			      f->child_pid);
+}
+
+/* The command line of a new image: the exec record's argv (none: set at open from the file). */
+static int set_exec_args(struct proc_exp *p, const struct bc_rec_exec *x)
+{
+	size_t len;
+	const char *args = bc_exec_args(x, &len);
+
+	free(p->args);
+	p->args = NULL;
+	p->args_len = 0;
+	if (!args)
+		return 0;
+	p->args = malloc(len);
+	if (!p->args)
+		return -ENOMEM;
+	memcpy(p->args, args, len);
+	p->args_len = len;
+	return 0;
 }
 
 static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_exec *x)
@@ -206,6 +239,9 @@ static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_ex
 	}
 	memcpy(p->lineage, lineage, sizeof(lineage));
 	p->forks = p->execs = p->clones = 0;
+	rc = set_exec_args(p, x);
+	if (rc)
+		return rc;
 	rc = open_child(t, p, x->h.ktime, file);
 	if (rc)
 		return rc;
@@ -248,6 +284,23 @@ int bc_er_process_name(const char *founder, uint32_t pid, char *comm, size_t com
  * _COMM_PID_PID.1.er, named as collect names the processes of a kernel
  * experiment; the number moves up if the name is taken.
  */
+/*
+ * An attached process's command line, read from /proc: it ran before
+ * recording, so no record carries it (not yet reproducible by a replay).
+ */
+static int proc_args(struct proc_exp *p, const char *fallback)
+{
+	char **argv, *buf;
+	int rc = bc_proc_argv(p->pid, fallback, &argv, &buf);
+
+	if (rc < 0)
+		return rc;
+	rc = bc_argv_join(argv, &p->args, &p->args_len);
+	free(argv);
+	free(buf);
+	return rc;
+}
+
 static int adopt(struct er_tree *t, struct proc_exp *founder, uint32_t pid, uint64_t ktime)
 {
 	char comm[64] = "", lineage[LINEAGE_MAX];
@@ -263,7 +316,9 @@ static int adopt(struct er_tree *t, struct proc_exp *founder, uint32_t pid, uint
 	if (!p)
 		return -ENOMEM;
 	memcpy(p->lineage, lineage, sizeof(lineage));
-	rc = open_child(t, p, ktime, comm);
+	rc = proc_args(p, comm);
+	if (!rc)
+		rc = open_child(t, p, ktime, comm);
 	if (rc)
 		return rc;
 	founder = &t->procs[0]; /* add() may have moved it */
@@ -285,6 +340,9 @@ static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
 		return -ENOMEM;
 	root->writer = t->founder;
 	root->launch_exec_pending = !sess->attached;
+	rc = bc_argv_join(sess->argv, &root->args, &root->args_len);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < sess->n_extra_pids; i++) {
 		rc = adopt(t, root, sess->extra_pids[i], sess->start_ktime);
 		if (rc)
@@ -384,6 +442,8 @@ static void tree_destroy(struct bc_sink *s)
 		if (t->procs[i].writer && t->procs[i].writer != t->founder)
 			bc_sink_destroy(t->procs[i].writer);
 	bc_sink_destroy(t->founder);
+	for (size_t i = 0; i < t->n_procs; i++)
+		free(t->procs[i].args);
 	free(t->procs);
 	free(t->path);
 	free(t);

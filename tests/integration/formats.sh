@@ -75,6 +75,18 @@ test_formats() {
 	check "no record kind is unknown to PRF" bash -c "! grep -q ',agent,kind_0x' fmt.csv"
 }
 
+test_exec_argv() {
+	echo "# a descendant's command line comes from its exec, even when it lives a moment"
+	rm -rf argv.er
+	"$BC" record -q -o argv.er --syscalls=execve -- /bin/sh -c \
+		"/bin/echo 'two words' x >/dev/null; /bin/true" >/dev/null 2>&1
+	check_eq "record exits 0" 0 $?
+	check "the echo's subexperiment has its whole argv" \
+		grep -rqF "<process>/bin/echo two words x</process>" --include=log.xml argv.er
+	check "the shell's forks run its command line" \
+		grep -rqF "<process>/bin/sh -c /bin/echo" --include=log.xml argv.er/_*
+}
+
 test_convert_output() {
 	echo "# convert -o: only a regular file outside the experiment is replaced, and only on success"
 	rm -rf out.er out.d && mkdir out.d

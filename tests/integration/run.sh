@@ -528,7 +528,7 @@ test_bad_input() {
 
 for t in calls_threads uprobe_fallback syscalls fork_follow exit_status sigint bpftrace_counts \
 	demo naming lost args descendants experiment_files prf attach profile kernel system_wide \
-	offcpu_clock heap sync io formats convert_output \
+	offcpu_clock heap sync io formats exec_argv convert_output \
 	unprobeable bad_input; do
 	want "$t" && "test_$t"
 done

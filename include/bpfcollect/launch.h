@@ -9,15 +9,14 @@
 struct bc_child {
 	pid_t pid;
 	int release_fd; /* write end: one byte lets the child exec */
-	int error_fd;   /* read end: errno of a failed exec, EOF on success */
+	int error_fd;	/* read end: errno of a failed exec, EOF on success */
 };
 
 /*
  * Finds argv0 the way execvp(3) would (PATH search unless it holds a '/')
  * and writes the absolute path. -ENOENT/-EACCES with one line in err.
  */
-int bc_launch_find_program(const char *argv0, char *path, size_t pathlen, char *err,
-			   size_t errlen);
+int bc_launch_find_program(const char *argv0, char *path, size_t pathlen, char *err, size_t errlen);
 
 /*
  * Forks a child that waits for bc_launch_release() and then execs path with

@@ -96,6 +96,12 @@ int bc_argv_split(const char *blob, size_t len, const char *fallback, char ***ar
 /* The words of argv, each with its NUL, into a new *blob of *len bytes. 0 or -ENOMEM. */
 int bc_argv_join(char *const *argv, char **blob, size_t *len);
 
+struct bc_usage; /* bpfcollect/overview.h */
+
+/* A usage sample as the record the agent writes of it, and back (BC_REC_USAGE). */
+void bc_usage_to_record(const struct bc_usage *u, uint32_t pid, struct bc_rec_usage *r);
+void bc_usage_from_record(const struct bc_rec_usage *r, struct bc_usage *u);
+
 /* An r-x (or other) mapping of a traced process, from /proc/PID/maps. */
 struct bc_mapping {
 	uint32_t pid;
@@ -166,15 +172,12 @@ struct bc_session_end {
 };
 
 struct bc_sink;
-struct bc_usage; /* bpfcollect/overview.h */
 
 struct bc_sink_ops {
 	const char *name;
 	int (*begin)(struct bc_sink *s, const struct bc_session *sess);
 	int (*event)(struct bc_sink *s, const struct bc_event *ev);
 	int (*mapping)(struct bc_sink *s, const struct bc_mapping *m);
-	/* A usage sample of process pid (overview), taken at u->tstamp. */
-	int (*usage)(struct bc_sink *s, uint32_t pid, const struct bc_usage *u);
 	int (*end)(struct bc_sink *s, const struct bc_session_end *end);
 	/* Pushes buffered output out, so a live reader sees it (the agent's drain timer). */
 	int (*flush)(struct bc_sink *s);
@@ -197,10 +200,6 @@ static inline int bc_sink_event(struct bc_sink *s, const struct bc_event *e)
 static inline int bc_sink_mapping(struct bc_sink *s, const struct bc_mapping *m)
 {
 	return s->ops->mapping ? s->ops->mapping(s, m) : 0;
-}
-static inline int bc_sink_usage(struct bc_sink *s, uint32_t pid, const struct bc_usage *u)
-{
-	return s->ops->usage ? s->ops->usage(s, pid, u) : 0;
 }
 static inline int bc_sink_end(struct bc_sink *s, const struct bc_session_end *x)
 {

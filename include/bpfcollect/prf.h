@@ -61,6 +61,7 @@ struct bc_prf_opts {
 #define BC_PRF_EV_THREAD_EXIT  0x0303
 #define BC_PRF_EV_PROC_EXEC    0x0304
 #define BC_PRF_EV_PROC_NAME    0x0305 /* a process seen first mid-life (kernel experiments) */
+#define BC_PRF_EV_PROC_USAGE   0x0306 /* a process's usage so far (-S samples) */
 #define BC_PRF_EV_SCHED_FIRST  0x0400 /* 0x0400..0x04ff: scheduler events */
 #define BC_PRF_EV_SCHED_OFFCPU 0x0401 /* back on CPU after an interval off it */
 #define BC_PRF_EV_SCHED_LAST   0x04ff

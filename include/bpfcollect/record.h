@@ -39,6 +39,7 @@ enum bc_rec_kind {
 	BC_REC_HEAP = 0x110,	     /* an allocator call returned (-H) */
 	BC_REC_SYNC = 0x111,	     /* a thread waited on a lock, condition or join (-s) */
 	BC_REC_IO = 0x112,	     /* an I/O system call returned (-i) */
+	BC_REC_USAGE = 0x113,	     /* written by the agent: a process's usage so far (-S) */
 };
 
 /* Loss counters are kept per CPU and per class (index into the array). */
@@ -248,6 +249,31 @@ struct bc_rec_proc_name {
 	__u32 ppid;
 	__u32 flags;
 	char comm[BC_COMM_LEN];
+};
+
+/*
+ * BC_REC_USAGE, written by the agent (never by BPF) every -S interval for
+ * each process it waits for: what /proc says it used so far (struct
+ * bc_usage, bpfcollect/overview.h, field for field), read at h.ktime. An
+ * experiment's periodic overview samples are made from these records, so
+ * a replay writes them again. h.seq is 0.
+ */
+struct bc_rec_usage {
+	struct bc_rec_head h;
+	__u64 create;
+	__u64 rtime;
+	__u64 utime;
+	__u64 stime;
+	__u64 wait;
+	__u64 sleep;
+	__u64 vctx;
+	__u64 ictx;
+	__u64 minf;
+	__u64 majf;
+	__u64 inblk;
+	__u64 oublk;
+	__u64 ioch;
+	__u64 sysc;
 };
 
 /* Written by the agent (never by BPF) when reserve failures were counted. */

@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 /* Kernel ABI values (include/uapi/linux/bpf.h, 6.6+); not in Debian 12's headers. */
-#define BC_BPF_TRACE_UPROBE_MULTI     48
-#define BC_BPF_F_UPROBE_MULTI_RETURN  1U
+#define BC_BPF_TRACE_UPROBE_MULTI    48
+#define BC_BPF_F_UPROBE_MULTI_RETURN 1U
 
 /*
  * Creates one link attaching prog_fd to cnt functions of the ELF file at

@@ -22,13 +22,13 @@ test_formats() {
 	check "convert --list-formats names the formats (er, prf-csv, prf-dump, text, ...)" \
 		test "$formats" -ge 4
 	"$BC" record -q -o fmt.er "${args[@]}" -p on -H on -s on -i on --offcpu --syscalls \
-		-u 'tgt_*' -- "$TGT/kinds" fmt.d >fmt.out 2>fmt.err
+		-S 0.02 -u 'tgt_*' -- "$TGT/kinds" fmt.d >fmt.out 2>fmt.err
 	check_eq "record with every format at once exits 0" 0 $?
 	check "the experiment opens in gprofng" gprofng_ok fmt.er
 	"$BC" report fmt.er events >fmt.ev 2>/dev/null
 	local k missing=""
 	for k in entry return sys_enter sys_exit fork thread thread_exit exec exit offcpu sample \
-		heap sync io; do
+		heap sync io usage; do
 		awk -v k="$k" '$6 == k { found = 1 } END { exit !found }' fmt.ev || missing="$missing $k"
 	done
 	check_eq "report events shows every kind the recording made" "" "$missing"
@@ -54,6 +54,8 @@ test_formats() {
 			check_eq "convert -f $name: log.xml, map.xml and overview byte for byte, descendants too" \
 				ok "$same"
 			check "and the descendant's subexperiment is there" test -d "fmtconv$suffix/_f1.er"
+			check "the overview has periodic samples (-S), and they were replayed" \
+				grep -q 'label="periodic"' "fmtconv$suffix/log.xml"
 		else
 			"$BC" convert fmt.er -f "$name" -o "fmtconv$suffix" 2>fmtconv.err
 			check_eq "convert -f $name exits 0" 0 $?
@@ -64,8 +66,8 @@ test_formats() {
 	done < <("$BC" convert --list-formats)
 	# PRF gives each kind its own event id (docs/prf.md)
 	local id ids=""
-	for id in 0x0100 0x0101 0x0200 0x0201 0x0300 0x0301 0x0302 0x0303 0x0304 0x0401 0x0500 \
-		0x0600 0x0700 0x0800; do
+	for id in 0x0100 0x0101 0x0200 0x0201 0x0300 0x0301 0x0302 0x0303 0x0304 0x0306 0x0401 \
+		0x0500 0x0600 0x0700 0x0800; do
 		grep -q ",$id," fmt.csv || ids="$ids $id"
 	done
 	check_eq "PRF has a record of every kind's event id" "" "$ids"

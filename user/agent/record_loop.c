@@ -258,9 +258,25 @@ static void sample_usage(struct recorder *r)
 	for (size_t i = 0; i < r->live.n; i++) {
 		struct bc_usage u;
 
-		if (bc_usage_read((pid_t)r->live.pids[i], &u) == 0)
-			bc_sink_usage(r->sink, r->live.pids[i], &u);
+		struct bc_rec_usage rec;
+
+		if (bc_usage_read((pid_t)r->live.pids[i], &u) < 0)
+			continue;
+		/* a record like any other: every sink sees it, the experiment keeps it */
+		bc_usage_to_record(&u, r->live.pids[i], &rec);
+		bc_recorder_on_record(r, &rec, sizeof(rec));
 	}
+}
+
+/* The drain timer's next wait: the drain interval, or less when a -S sample is due sooner. */
+static int wait_ms(const struct recorder *r, uint64_t next_sample)
+{
+	uint64_t now = bc_now_ns(CLOCK_MONOTONIC), ms;
+
+	if (!r->opts->sample_ms)
+		return DRAIN_INTERVAL_MS;
+	ms = next_sample > now ? (next_sample - now + 999999) / 1000000 : 0;
+	return ms < DRAIN_INTERVAL_MS ? (int)ms : DRAIN_INTERVAL_MS;
 }
 
 /* Waits for the traced processes, draining the ring on a timer. */
@@ -290,7 +306,7 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 		goto fail;
 
 	for (;;) {
-		int n = epoll_wait(epfd, evs, 4, DRAIN_INTERVAL_MS);
+		int n = epoll_wait(epfd, evs, 4, wait_ms(r, next_sample));
 
 		if (n < 0 && errno != EINTR)
 			goto fail;

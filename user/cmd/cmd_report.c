@@ -32,6 +32,8 @@ static const char report_usage[] =
 	"  functions   calls, inclusive and exclusive time per function\n"
 	"  syscalls    calls, time and errors per syscall\n"
 	"  events      every event, one per line: TIME PID TID SEQ DEPTH KIND NAME ...\n"
+	"              (calls, syscalls, processes, off-CPU intervals, clock samples,\n"
+	"              heap, sync and I/O calls, losses: docs/text.md)\n"
 	"  calls FUNC  each call of functions matching FUNC (a glob) with its captured\n"
 	"              arguments and return value (record with --arg/--retval)\n"
 	"  calltree    the call tree, all threads merged: for each call path, inclusive\n"

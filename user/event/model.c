@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bpfcollect/model.h"
+#include "bpfcollect/overview.h"
 #include "bpfcollect/syscalls.h"
 
 void bc_functab_init(struct bc_functab *t)
@@ -97,6 +98,8 @@ size_t bc_rec_min_size(unsigned int kind)
 		return sizeof(struct bc_rec_sync);
 	case BC_REC_IO:
 		return sizeof(struct bc_rec_io);
+	case BC_REC_USAGE:
+		return sizeof(struct bc_rec_usage);
 	default:
 		return 0;
 	}
@@ -222,6 +225,52 @@ const char *bc_exec_args(const struct bc_rec_exec *x, size_t *len)
 		return NULL;
 	*len = a->args_len;
 	return a->args;
+}
+
+void bc_usage_to_record(const struct bc_usage *u, uint32_t pid, struct bc_rec_usage *r)
+{
+	*r = (struct bc_rec_usage){
+		.h = {.size = sizeof(*r),
+		      .kind = BC_REC_USAGE,
+		      .pid = pid,
+		      .tid = pid,
+		      .ktime = u->tstamp},
+		.create = u->create,
+		.rtime = u->rtime,
+		.utime = u->utime,
+		.stime = u->stime,
+		.wait = u->wait,
+		.sleep = u->sleep,
+		.vctx = u->vctx,
+		.ictx = u->ictx,
+		.minf = u->minf,
+		.majf = u->majf,
+		.inblk = u->inblk,
+		.oublk = u->oublk,
+		.ioch = u->ioch,
+		.sysc = u->sysc,
+	};
+}
+
+void bc_usage_from_record(const struct bc_rec_usage *r, struct bc_usage *u)
+{
+	*u = (struct bc_usage){
+		.tstamp = r->h.ktime,
+		.create = r->create,
+		.rtime = r->rtime,
+		.utime = r->utime,
+		.stime = r->stime,
+		.wait = r->wait,
+		.sleep = r->sleep,
+		.vctx = r->vctx,
+		.ictx = r->ictx,
+		.minf = r->minf,
+		.majf = r->majf,
+		.inblk = r->inblk,
+		.oublk = r->oublk,
+		.ioch = r->ioch,
+		.sysc = r->sysc,
+	};
 }
 
 int bc_argv_split(const char *blob, size_t len, const char *fallback, char ***argv_out,

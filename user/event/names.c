@@ -6,7 +6,7 @@
 #include "bpfcollect/record.h"
 
 #define KIND_FIRST BC_REC_FUNC_ENTRY
-#define KIND_LAST  BC_REC_IO
+#define KIND_LAST  BC_REC_USAGE
 #define NELEM(a)   (sizeof(a) / sizeof((a)[0]))
 
 static const char *const rec_kind_names[KIND_LAST - KIND_FIRST + 1] = {
@@ -28,6 +28,7 @@ static const char *const rec_kind_names[KIND_LAST - KIND_FIRST + 1] = {
 	[BC_REC_HEAP - KIND_FIRST] = "heap",
 	[BC_REC_SYNC - KIND_FIRST] = "sync",
 	[BC_REC_IO - KIND_FIRST] = "io",
+	[BC_REC_USAGE - KIND_FIRST] = "usage",
 };
 
 static const char *const loss_class_names[BC_LOSS_NR] = {

@@ -31,13 +31,6 @@ static int f_mapping(struct bc_sink *s, const struct bc_mapping *m)
 	return m->pid == f->pid ? bc_sink_mapping(f->inner, m) : 0;
 }
 
-static int f_usage(struct bc_sink *s, uint32_t pid, const struct bc_usage *u)
-{
-	struct filter_sink *f = (struct filter_sink *)s;
-
-	return pid == f->pid ? bc_sink_usage(f->inner, pid, u) : 0;
-}
-
 static int f_end(struct bc_sink *s, const struct bc_session_end *end)
 {
 	return bc_sink_end(((struct filter_sink *)s)->inner, end);
@@ -58,7 +51,6 @@ static const struct bc_sink_ops filter_ops = {
 	.begin = f_begin,
 	.event = f_event,
 	.mapping = f_mapping,
-	.usage = f_usage,
 	.end = f_end,
 	.flush = f_flush,
 	.destroy = f_destroy,

@@ -37,11 +37,6 @@ static int tee_mapping(struct bc_sink *x, const struct bc_mapping *v)
 	return EACH((struct tee *)x, bc_sink_mapping(s, v));
 }
 
-static int tee_usage(struct bc_sink *x, uint32_t pid, const struct bc_usage *v)
-{
-	return EACH((struct tee *)x, bc_sink_usage(s, pid, v));
-}
-
 static int tee_end(struct bc_sink *x, const struct bc_session_end *v)
 {
 	return EACH((struct tee *)x, bc_sink_end(s, v));
@@ -67,7 +62,6 @@ static const struct bc_sink_ops tee_ops = {
 	.begin = tee_begin,
 	.event = tee_event,
 	.mapping = tee_mapping,
-	.usage = tee_usage,
 	.end = tee_end,
 	.flush = tee_flush,
 	.destroy = tee_destroy,

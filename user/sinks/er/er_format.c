@@ -45,13 +45,6 @@ static int ef_mapping(struct bc_sink *s, const struct bc_mapping *m)
 	return f->tree ? bc_sink_mapping(f->tree, m) : -EINVAL;
 }
 
-static int ef_usage(struct bc_sink *s, uint32_t pid, const struct bc_usage *u)
-{
-	struct er_format *f = (struct er_format *)s;
-
-	return f->tree ? bc_sink_usage(f->tree, pid, u) : 0;
-}
-
 static int ef_end(struct bc_sink *s, const struct bc_session_end *end)
 {
 	struct er_format *f = (struct er_format *)s;
@@ -81,7 +74,6 @@ static const struct bc_sink_ops er_format_ops = {
 	.begin = ef_begin,
 	.event = ef_event,
 	.mapping = ef_mapping,
-	.usage = ef_usage,
 	.end = ef_end,
 	.flush = ef_flush,
 	.destroy = ef_destroy,

@@ -316,6 +316,9 @@ static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
 
 	if (is_user_level(h))
 		return child_event(t, ev);
+	/* usage goes where its overview is: the process's experiment, once it has one */
+	if (h->kind == BC_REC_USAGE && (p = find(t, h->pid)) && p->writer)
+		return bc_sink_event(p->writer, ev);
 	if (is_offcpu_on_user_stack(h)) {
 		rc = child_event(t, ev);
 		if (rc)
@@ -382,14 +385,6 @@ static int ktree_mapping(struct bc_sink *s, const struct bc_mapping *m)
 	return rc < 0 ? rc : 0;
 }
 
-static int ktree_usage(struct bc_sink *s, uint32_t pid, const struct bc_usage *u)
-{
-	struct er_ktree *t = (struct er_ktree *)s;
-	struct kproc *p = find(t, pid);
-
-	return p && p->writer ? bc_sink_usage(p->writer, pid, u) : 0;
-}
-
 static int ktree_flush(struct bc_sink *s)
 {
 	struct er_ktree *t = (struct er_ktree *)s;
@@ -442,7 +437,6 @@ static const struct bc_sink_ops ktree_ops = {
 	.begin = ktree_begin,
 	.event = ktree_event,
 	.mapping = ktree_mapping,
-	.usage = ktree_usage,
 	.end = ktree_end,
 	.flush = ktree_flush,
 	.destroy = ktree_destroy,

@@ -10,14 +10,10 @@
 #include "bpfcollect/experiment.h"
 
 static const char *const file_names[BC_ER_NFILES] = {
-	[BC_ER_FUNCTRACE] = "functrace",
-	[BC_ER_SYSCALLS] = "syscalls",
-	[BC_ER_PROCTRACE] = "proctrace",
-	[BC_ER_SCHED] = "sched",
-	[BC_ER_SAMPLES] = "samples",
-	[BC_ER_HEAP] = "heap",
-	[BC_ER_SYNC] = "sync",
-	[BC_ER_IO] = "io",
+	[BC_ER_FUNCTRACE] = "functrace", [BC_ER_SYSCALLS] = "syscalls",
+	[BC_ER_PROCTRACE] = "proctrace", [BC_ER_SCHED] = "sched",
+	[BC_ER_SAMPLES] = "samples",	 [BC_ER_HEAP] = "heap",
+	[BC_ER_SYNC] = "sync",		 [BC_ER_IO] = "io",
 };
 
 const char *bc_er_file_name(enum bc_er_file f)
@@ -46,6 +42,7 @@ int bc_er_file_for_kind(unsigned int kind)
 	case BC_REC_PROC_EXIT:
 	case BC_REC_LOST:
 	case BC_REC_PROC_NAME:
+	case BC_REC_USAGE:
 		return BC_ER_PROCTRACE;
 	case BC_REC_OFFCPU:
 		return BC_ER_SCHED;

@@ -391,14 +391,6 @@ static int tree_mapping(struct bc_sink *s, const struct bc_mapping *m)
 	return bc_sink_mapping(p ? p->writer : t->founder, m);
 }
 
-static int tree_usage(struct bc_sink *s, uint32_t pid, const struct bc_usage *u)
-{
-	struct er_tree *t = (struct er_tree *)s;
-	struct proc_exp *p = find(t, pid);
-
-	return p && p->writer ? bc_sink_usage(p->writer, pid, u) : 0;
-}
-
 static int tree_flush(struct bc_sink *s)
 {
 	struct er_tree *t = (struct er_tree *)s;
@@ -454,7 +446,6 @@ static const struct bc_sink_ops tree_ops = {
 	.begin = tree_begin,
 	.event = tree_event,
 	.mapping = tree_mapping,
-	.usage = tree_usage,
 	.end = tree_end,
 	.flush = tree_flush,
 	.destroy = tree_destroy,

@@ -517,6 +517,15 @@ static int er_event(struct bc_sink *sink, const struct bc_event *ev)
 	d->buffered++;
 	if (h->ktime > w->last_ktime)
 		w->last_ktime = h->ktime;
+	/* The agent's usage records of the process are its periodic sample points. */
+	if (h->kind == BC_REC_USAGE && h->pid == w->root_pid && !w->overview.final) {
+		struct bc_usage u;
+
+		bc_usage_from_record((const struct bc_rec_usage *)h, &u);
+		err = add_sample(w, &u, "periodic");
+		if (err < 0)
+			return err;
+	}
 	/* The exit record carries the final usage, exact: the last sample point. */
 	if (h->kind == BC_REC_PROC_EXIT && h->pid == w->root_pid && !w->overview.final &&
 	    h->size >= sizeof(struct bc_rec_exit)) {
@@ -636,15 +645,6 @@ static int add_sample(struct er_writer *w, const struct bc_usage *u, const char 
 	return err;
 }
 
-static int er_usage(struct bc_sink *sink, uint32_t pid, const struct bc_usage *u)
-{
-	struct er_writer *w = (struct er_writer *)sink;
-
-	if (!w->begun || w->ended || pid != w->root_pid || w->overview.final)
-		return 0;
-	return add_sample(w, u, "periodic");
-}
-
 static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 {
 	struct er_writer *w = (struct er_writer *)sink;
@@ -732,7 +732,6 @@ static const struct bc_sink_ops er_ops = {
 	.begin = er_begin,
 	.event = er_event,
 	.mapping = er_mapping,
-	.usage = er_usage,
 	.end = er_end,
 	.flush = er_flush,
 	.destroy = er_destroy,

@@ -694,6 +694,19 @@ static int io_event(struct prf_sink *p, struct prf_thread *t, const struct bc_ev
 		    "io", sys ? sys : opr, n);
 }
 
+/* rtime, utime, stime, wait, sleep (ns), voluntary and involuntary switches, faults. */
+static int usage_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
+{
+	const struct bc_rec_usage *u = (const void *)ev->rec;
+	const __u64 v[] = {u->rtime, u->utime, u->stime, u->wait, u->sleep,
+			   u->vctx,  u->ictx,  u->minf,	 u->majf};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		bc_prf_put_be64(p->opt + 8 * i, v[i]);
+	return emit(p, t, 0, 0, BC_PRF_EV_PROC_USAGE, u->h.ktime, 0, false, "process", "usage",
+		    sizeof(v));
+}
+
 static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 {
 	struct prf_sink *p = (struct prf_sink *)s;
@@ -744,6 +757,8 @@ static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 		return sync_event(p, t, ev);
 	case BC_REC_IO:
 		return io_event(p, t, ev);
+	case BC_REC_USAGE:
+		return usage_event(p, t, ev);
 	case BC_REC_OFFCPU:
 		return sched_event(p, t, ev);
 	case BC_REC_PROC_NAME: {

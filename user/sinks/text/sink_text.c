@@ -366,6 +366,19 @@ static void io_line(struct text_sink *t, const struct bc_event *ev)
 	put_stack(t->out, r->ips, r->n_user);
 }
 
+static void usage_line(struct text_sink *t, const struct bc_event *ev)
+{
+	const struct bc_rec_usage *u = (const void *)ev->rec;
+
+	fprintf(t->out,
+		"usage - rtime=%" PRIu64 " utime=%" PRIu64 " stime=%" PRIu64 " wait=%" PRIu64
+		" sleep=%" PRIu64 " vctx=%" PRIu64 " ictx=%" PRIu64 " minf=%" PRIu64
+		" majf=%" PRIu64 " ioch=%" PRIu64,
+		(uint64_t)u->rtime, (uint64_t)u->utime, (uint64_t)u->stime, (uint64_t)u->wait,
+		(uint64_t)u->sleep, (uint64_t)u->vctx, (uint64_t)u->ictx, (uint64_t)u->minf,
+		(uint64_t)u->majf, (uint64_t)u->ioch);
+}
+
 typedef void (*line_fn)(struct text_sink *t, const struct bc_event *ev);
 
 /* The line writer of each record kind. */
@@ -402,6 +415,8 @@ static line_fn line_of(unsigned int kind)
 		return sync_line;
 	case BC_REC_IO:
 		return io_line;
+	case BC_REC_USAGE:
+		return usage_line;
 	}
 	return NULL;
 }

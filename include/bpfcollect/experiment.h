@@ -169,6 +169,7 @@ struct bc_er_info {
 	bool io;
 	uint32_t profile_us;
 	uint32_t sync_threshold_us;
+	uint32_t host_ip;     /* the recording host's IPv4 address, host order; 0: not known */
 	uint32_t *extra_pids; /* owned */
 	size_t n_extra_pids;
 

@@ -144,6 +144,7 @@ struct bc_session {
 	const struct bc_host *host; /* the machine (NULL: not known) */
 	int32_t ppid, pgrp, sid;    /* of root_pid when recording began; 0: not known */
 	const char *libbpf;	    /* the recording agent's libbpf version */
+	uint32_t host_ip; /* its first non-loopback IPv4 address, host order; 0: none known */
 	const struct bc_functab *funcs;
 	uint32_t ringbuf_bytes;
 	bool syscalls;

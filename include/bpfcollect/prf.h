@@ -228,9 +228,6 @@ void bc_prf_put_be64(uint8_t *p, uint64_t v);
 /* Dotted IPv4 to host order: 0 or -EINVAL. */
 int bc_prf_parse_ip(const char *s, uint32_t *ip);
 
-/* This host's first non-loopback IPv4 address (host order), 0 if none. */
-uint32_t bc_prf_host_ip(void);
-
 /* ------------------------------------------------ ClientAP: socket peers */
 
 /*

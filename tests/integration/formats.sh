@@ -75,6 +75,11 @@ test_formats() {
 	check "and sync" grep -q ',sync,pthread_mutex_lock,' fmt.csv
 	check "and I/O" grep -q ',io,write,' fmt.csv
 	check "no record kind is unknown to PRF" bash -c "! grep -q ',agent,kind_0x' fmt.csv"
+	rm -rf moved.er && cp -r fmt.er moved.er
+	sed -i 's/<system hostname="[^"]*"/<system hostname="elsewhere"/' moved.er/log.xml
+	"$BC" convert moved.er -f prf-csv -o moved.csv 2>/dev/null
+	check_eq "RootAP IP is the recording host's, wherever convert runs" \
+		"$(awk -F, 'NR == 2 { print $14 }' fmt.csv)" "$(awk -F, 'NR == 2 { print $14 }' moved.csv)"
 }
 
 test_exec_argv() {

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* The machine and a process's ids, for the session (see bpfcollect/hostinfo.h). */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -65,4 +69,25 @@ void bc_proc_ids(uint32_t pid, int32_t *ppid, int32_t *pgrp, int32_t *sid)
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %*c %d %d %d", ppid, pgrp, sid) != 3)
 		*ppid = *pgrp = *sid = 0;
+}
+
+uint32_t bc_host_ipv4(void)
+{
+	struct ifaddrs *ifs, *i;
+	uint32_t ip = 0;
+
+	if (getifaddrs(&ifs) < 0)
+		return 0;
+	for (i = ifs; i && !ip; i = i->ifa_next) {
+		uint32_t a;
+
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+		    (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		a = ntohl(((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr.s_addr);
+		if (a >> 24 != 127 && a)
+			ip = a;
+	}
+	freeifaddrs(ifs);
+	return ip;
 }

@@ -465,6 +465,7 @@ static int record_begin(struct record_run *x)
 	bc_host_read(&x->host);
 	sess.host = &x->host;
 	sess.libbpf = libbpf_version_string();
+	sess.host_ip = bc_host_ipv4();
 	if (r->root_pid)
 		bc_proc_ids(r->root_pid, &sess.ppid, &sess.pgrp, &sess.sid);
 	rc = bc_sink_begin(r->sink, &sess);

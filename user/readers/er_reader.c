@@ -243,6 +243,8 @@ static int session_key(struct bc_er_info *info, const char *key, const char *val
 		info->profile_us = (uint32_t)*num;
 	else if (!strcmp(key, "sync_us"))
 		info->sync_threshold_us = (uint32_t)*num;
+	else if (!strcmp(key, "host_ip"))
+		info->host_ip = (uint32_t)*num;
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (!strcmp(key, flags[i].key))
 			*(bool *)((char *)info + flags[i].off) = *num != 0;

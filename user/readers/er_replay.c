@@ -313,6 +313,7 @@ void bc_er_replay_session(const struct bc_er_reader *r, struct bc_session *sess)
 		.pgrp = info->pgrp,
 		.sid = info->sid,
 		.libbpf = info->libbpf,
+		.host_ip = info->host_ip,
 		.no_follow = info->no_follow,
 		.profile_us = info->profile_us,
 		.attached = info->attached,

@@ -340,13 +340,14 @@ static void er_sb_begin_comments(struct er_strbuf *b, const struct bc_session *s
 	er_sb_comment(b, &t);
 	t.len = 0;
 	/* what was recorded, so a conversion makes the same experiment */
-	er_sb_printf(&t,
-		     "bpfcollect: session exp_kernel=%d exp_system_wide=%d exp_attached=%d "
-		     "exp_no_follow=%d exp_offcpu=%d exp_offcpu_in_founder=%d exp_profile_us=%u "
-		     "exp_heap=%d exp_sync=%d exp_sync_us=%u exp_io=%d exp_extra_pids=",
-		     s->kernel, s->system_wide, s->attached, s->no_follow, s->offcpu,
-		     s->offcpu_in_founder, s->profile_us, s->heap, s->sync, s->sync_threshold_us,
-		     s->io);
+	er_sb_printf(
+		&t,
+		"bpfcollect: session exp_kernel=%d exp_system_wide=%d exp_attached=%d "
+		"exp_no_follow=%d exp_offcpu=%d exp_offcpu_in_founder=%d exp_profile_us=%u "
+		"exp_heap=%d exp_sync=%d exp_sync_us=%u exp_io=%d exp_host_ip=%u exp_extra_pids=",
+		s->kernel, s->system_wide, s->attached, s->no_follow, s->offcpu,
+		s->offcpu_in_founder, s->profile_us, s->heap, s->sync, s->sync_threshold_us, s->io,
+		s->host_ip);
 	for (size_t i = 0; i < s->n_extra_pids; i++)
 		er_sb_printf(&t, "%s%u", i ? "," : "", s->extra_pids[i]);
 	if (!s->n_extra_pids)

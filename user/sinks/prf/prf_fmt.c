@@ -481,27 +481,6 @@ int bc_prf_parse_ip(const char *s, uint32_t *ip)
 	return 0;
 }
 
-uint32_t bc_prf_host_ip(void)
-{
-	struct ifaddrs *ifs, *i;
-	uint32_t ip = 0;
-
-	if (getifaddrs(&ifs) < 0)
-		return 0;
-	for (i = ifs; i && !ip; i = i->ifa_next) {
-		uint32_t a;
-
-		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
-		    (i->ifa_flags & IFF_LOOPBACK))
-			continue;
-		a = ntohl(((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr.s_addr);
-		if (a >> 24 != 127 && a)
-			ip = a;
-	}
-	freeifaddrs(ifs);
-	return ip;
-}
-
 /* --------------------------------------------------- ClientAP: socket peers */
 
 bool bc_prf_sockaddr_ipv4(const uint8_t *sa, size_t len, uint32_t *ip, uint16_t *port)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/capture_fmt.h"
+#include "bpfcollect/hostinfo.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/prf.h"
 #include "bpfcollect/syscalls.h"
@@ -588,12 +589,17 @@ static int prf_begin(struct bc_sink *s, const struct bc_session *sess)
 	if (!p->have_ip) {
 		char me[256];
 
-		/* This host's address only describes an experiment recorded here. */
-		if (sess->hostname &&
-		    (gethostname(me, sizeof(me)) < 0 || strcmp(me, sess->hostname)))
+		/*
+		 * The recording host's address, as the session says. An experiment
+		 * from before it did: this host's, if it was recorded here.
+		 */
+		if (sess->host_ip)
+			p->host_ip = sess->host_ip;
+		else if (sess->hostname &&
+			 (gethostname(me, sizeof(me)) < 0 || strcmp(me, sess->hostname)))
 			p->host_ip = 0;
 		else
-			p->host_ip = bc_prf_host_ip();
+			p->host_ip = bc_host_ipv4();
 		p->have_ip = true;
 	}
 	if (sess->root_pid && !thread_find(p, sess->root_pid)) {
@@ -839,7 +845,7 @@ int bc_prf_sink_set_host_ip(struct bc_sink *s, const char *ip)
 	if (!s || s->ops != &prf_ops)
 		return -EINVAL;
 	if (!ip) {
-		p->host_ip = bc_prf_host_ip();
+		p->host_ip = bc_host_ipv4();
 	} else {
 		if (bc_prf_parse_ip(ip, &a) < 0)
 			return -EINVAL;

@@ -73,6 +73,7 @@ test_profile() {
 	wait $tp
 
 	expect_error "-p with a bad rate" "-p takes on, lo, hi" "$BC" record -q -p fast -- /bin/true
+	small_exp noprof.er
 	expect_error "report profile of an experiment without one" "no clock profile" \
-		"$BC" report prof.er/../calls.er profile
+		"$BC" report noprof.er profile
 }

@@ -236,6 +236,7 @@ test_io() {
 	check "and gprofng (which loads the descendants) agrees file by file" diff iod.ours iod.gprofng
 
 	expect_error "-i takes on or off" "-i takes on or off, not 'yes'" "$BC" record -i yes -- true
+	small_exp noio.er
 	expect_error "report io of an experiment without an I/O trace" \
-		'has no I/O trace \(record it with -i on\)' "$BC" report oc.er io
+		'has no I/O trace \(record it with -i on\)' "$BC" report noio.er io
 }

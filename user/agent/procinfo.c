@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/model.h"
 #include "bpfcollect/procinfo.h"
 
 #define PF_KTHREAD 0x00200000U
@@ -107,40 +108,17 @@ int bc_proc_inspect(const char *procfs, uint32_t id, struct bc_proc_info *pi, ch
 
 int bc_proc_argv(uint32_t pid, const char *fallback, char ***argv_out, char **buf_out)
 {
-	char path[64], *buf = NULL, **argv = NULL;
-	size_t n = 0, len = 0, cap = 4096;
+	char path[64], buf[4096];
+	size_t len = 0;
 	FILE *f;
 
-	*argv_out = NULL;
-	*buf_out = NULL;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", pid);
-	buf = calloc(1, cap + 1);
-	if (!buf)
-		return -ENOMEM;
 	f = fopen(path, "re");
 	if (f) {
-		len = fread(buf, 1, cap, f);
+		len = fread(buf, 1, sizeof(buf), f);
 		fclose(f);
 	}
-	if (len == 0) {
-		snprintf(buf, cap, "%s", fallback);
-		len = strlen(buf) + 1;
-	}
-	buf[len] = 0;
-	for (size_t i = 0; i < len; i++)
-		if (buf[i] == 0 || i == 0)
-			n++;
-	argv = calloc(n + 2, sizeof(*argv));
-	if (!argv) {
-		free(buf);
-		return -ENOMEM;
-	}
-	n = 0;
-	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
-		argv[n++] = buf + i;
-	*argv_out = argv;
-	*buf_out = buf;
-	return 0;
+	return bc_argv_split(buf, len, fallback, argv_out, buf_out);
 }
 
 void bc_comm_for_filename(const char *comm, char *out, size_t outlen)

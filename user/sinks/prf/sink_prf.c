@@ -21,56 +21,7 @@
 #include "bpfcollect/prf.h"
 #include "bpfcollect/syscalls.h"
 #include "bpfcollect/sysdecode.h"
-
-/* A function entry whose return has not been seen yet. */
-struct prf_frame {
-	uint64_t entry_ktime;
-	uint64_t seq;	/* of the entry record */
-	uint32_t depth; /* BPF's frame index (the entry record's depth) */
-	uint32_t name;	/* index into the sink's names */
-};
-
-struct prf_thread {
-	uint32_t tid; /* 0: free slot */
-	uint32_t pid;
-	uint32_t hash;
-	bool dead;	      /* its exit record was seen */
-	uint64_t last_seq;    /* 0: no record seen yet */
-	uint64_t gap_seq;     /* the first record after the latest gap, 0: none */
-	uint64_t confirm_seq; /* the last function record: its depth confirmed the frames below */
-	char comm[BC_COMM_LEN + 1]; /* for a leader (tid == pid): the process's name */
-	struct prf_frame *frames;
-	uint32_t depth, cap;
-};
-
-/* INT and OPR of open frames, interned: "INT\0OPR\0". */
-struct prf_name {
-	char *s;
-	size_t len;
-};
-
-struct prf_sink {
-	struct bc_sink base;
-	FILE *out;
-	struct bc_prf_opts o;
-	char *process_name; /* owned copies of the opts' strings */
-	bool have_ip;
-	uint32_t host_ip;
-	uint32_t root_pid;
-	int64_t wall_offset;
-	uint64_t last_ktime;
-	bool header_done;
-	struct prf_thread *threads;
-	size_t nthreads, tcap; /* tcap: power of 2 */
-	struct prf_name *names;
-	size_t nnames, ncap;
-	uint32_t *nslots; /* index + 1 into names, 0 empty */
-	size_t nslot_cap;
-	struct bc_prf_peers *peers; /* ClientAP of syscall records */
-	struct bc_prf_ap client;    /* of the next record emit writes */
-	uint8_t opt[BC_PRF_OPT_MAX];
-	char text[2048];
-};
+#include "prf_sink.h"
 
 /* ------------------------------------------------------------ tables */
 
@@ -261,9 +212,9 @@ static void write_header(struct prf_sink *p)
 }
 
 /* A record of thread t (NULL: pid/tid 0) with the sink's common fields filled in. */
-static int emit(struct prf_sink *p, const struct prf_thread *t, uint32_t pid, uint64_t trace,
-		unsigned int event, uint64_t ktime, uint64_t rc, bool err, const char *intf,
-		const char *opr, size_t opt_len)
+int prf_emit(struct prf_sink *p, const struct prf_thread *t, uint32_t pid, uint64_t trace,
+	     unsigned int event, uint64_t ktime, uint64_t rc, bool err, const char *intf,
+	     const char *opr, size_t opt_len)
 {
 	struct bc_prf_record r = {
 		.err = err,
@@ -289,7 +240,7 @@ static int emit(struct prf_sink *p, const struct prf_thread *t, uint32_t pid, ui
 }
 
 /* Appends text after n bytes of OPT, up to BC_PRF_OPT_MAX; returns the new length. */
-static size_t opt_text(struct prf_sink *p, size_t n, const char *s, size_t len)
+size_t prf_opt_text(struct prf_sink *p, size_t n, const char *s, size_t len)
 {
 	if (len > BC_PRF_OPT_MAX - n)
 		len = BC_PRF_OPT_MAX - n;
@@ -297,7 +248,7 @@ static size_t opt_text(struct prf_sink *p, size_t n, const char *s, size_t len)
 	return n + len;
 }
 
-static size_t opt_entry_time(struct prf_sink *p, uint64_t entry_ktime)
+size_t prf_opt_entry_time(struct prf_sink *p, uint64_t entry_ktime)
 {
 	if (entry_ktime)
 		bc_prf_entry_time(p->opt, wall(p, entry_ktime));
@@ -323,10 +274,10 @@ static int close_frames(struct prf_sink *p, struct prf_thread *t, uint64_t ktime
 
 		if (silent || (f->seq < t->gap_seq && t->confirm_seq < t->gap_seq))
 			continue;
-		opt_entry_time(p, f->entry_ktime);
+		prf_opt_entry_time(p, f->entry_ktime);
 		bc_prf_put_be64(p->opt + 16, 0);
-		rc = emit(p, t, 0, 0, BC_PRF_EV_FUNC_RETURN, ktime, BC_PRF_RC_NO_RETURN, true, intf,
-			  intf + strlen(intf) + 1, 24);
+		rc = prf_emit(p, t, 0, 0, BC_PRF_EV_FUNC_RETURN, ktime, BC_PRF_RC_NO_RETURN, true,
+			      intf, intf + strlen(intf) + 1, 24);
 	}
 	return rc;
 }
@@ -398,18 +349,18 @@ static int func_event(struct prf_sink *p, struct prf_thread *t, const struct bc_
 	} else {
 		const struct bc_rec_func_return *r = (const void *)h;
 
-		n = opt_entry_time(p, r->entry_ktime);
+		n = prf_opt_entry_time(p, r->entry_ktime);
 		bc_prf_put_be64(p->opt + n, r->retval);
 		n += 8;
 	}
 	len = bc_format_func_captures(ev, " ", p->text, sizeof(p->text));
 	if (len > 0)
-		n = opt_text(p, n, p->text, strnlen(p->text, sizeof(p->text)));
+		n = prf_opt_text(p, n, p->text, strnlen(p->text, sizeof(p->text)));
 	if (!entry && !((const struct bc_rec_func_return *)h)->entry_ktime)
-		return emit(p, t, 0, h->seq, BC_PRF_EV_FUNC_RETURN, h->ktime, BC_PRF_RC_NO_ENTRY,
-			    true, intf, opr, n);
-	return emit(p, t, 0, h->seq, entry ? BC_PRF_EV_FUNC_ENTRY : BC_PRF_EV_FUNC_RETURN, h->ktime,
-		    0, false, intf, opr, n);
+		return prf_emit(p, t, 0, h->seq, BC_PRF_EV_FUNC_RETURN, h->ktime,
+				BC_PRF_RC_NO_ENTRY, true, intf, opr, n);
+	return prf_emit(p, t, 0, h->seq, entry ? BC_PRF_EV_FUNC_ENTRY : BC_PRF_EV_FUNC_RETURN,
+			h->ktime, 0, false, intf, opr, n);
 }
 
 static bool child_return(const char *sys)
@@ -432,9 +383,9 @@ static int sys_event(struct prf_sink *p, struct prf_thread *t, const struct bc_e
 		else
 			snprintf(opr, sizeof(opr), "syscall_%" PRIu32, e->nr);
 		if (bc_sys_format_enter(e, h->size, p->text, sizeof(p->text)) != -EINVAL)
-			n = opt_text(p, 0, p->text, strnlen(p->text, sizeof(p->text)));
-		return emit(p, t, 0, h->seq, BC_PRF_EV_SYS_ENTER, h->ktime, 0, false, "syscall",
-			    opr, n);
+			n = prf_opt_text(p, 0, p->text, strnlen(p->text, sizeof(p->text)));
+		return prf_emit(p, t, 0, h->seq, BC_PRF_EV_SYS_ENTER, h->ktime, 0, false, "syscall",
+				opr, n);
 	}
 	const struct bc_rec_sys_exit *x = (const void *)h;
 	uint64_t rc = bc_prf_sys_rc(x->ret);
@@ -443,13 +394,14 @@ static int sys_event(struct prf_sink *p, struct prf_thread *t, const struct bc_e
 		snprintf(opr, sizeof(opr), "%s", ev->sys_name);
 	else
 		snprintf(opr, sizeof(opr), "syscall_%" PRIu32, x->nr);
-	n = opt_entry_time(p, x->enter_ktime);
+	n = prf_opt_entry_time(p, x->enter_ktime);
 	bc_prf_put_be64(p->opt + n, (uint64_t)x->ret);
 	n += 8;
 	/* A new thread or process returns from clone/fork it never entered: that is no repair. */
 	if (!rc && !x->enter_ktime && !(x->ret == 0 && child_return(opr)))
 		rc = BC_PRF_RC_NO_ENTRY;
-	return emit(p, t, 0, h->seq, BC_PRF_EV_SYS_EXIT, h->ktime, rc, rc != 0, "syscall", opr, n);
+	return prf_emit(p, t, 0, h->seq, BC_PRF_EV_SYS_EXIT, h->ktime, rc, rc != 0, "syscall", opr,
+			n);
 }
 
 static int proc_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
@@ -468,9 +420,9 @@ static int proc_event(struct prf_sink *p, struct prf_thread *t, const struct bc_
 		bc_prf_put_be64(p->opt, f->child_pid);
 		bc_prf_put_be64(p->opt + 8, f->child_tid);
 		bc_prf_put_be64(p->opt + 16, f->clone_flags);
-		n = opt_text(p, 24, f->comm, strnlen(f->comm, sizeof(f->comm)));
-		rc = emit(p, t, 0, h->seq, fork ? BC_PRF_EV_PROC_FORK : BC_PRF_EV_THREAD_START,
-			  h->ktime, 0, false, "process", fork ? "fork" : "thread_start", n);
+		n = prf_opt_text(p, 24, f->comm, strnlen(f->comm, sizeof(f->comm)));
+		rc = prf_emit(p, t, 0, h->seq, fork ? BC_PRF_EV_PROC_FORK : BC_PRF_EV_THREAD_START,
+			      h->ktime, 0, false, "process", fork ? "fork" : "thread_start", n);
 		/* The child is known from now on: its hash is fixed here. */
 		if (f->child_tid) {
 			c = thread_new(p, f->child_tid, fork ? f->child_pid : h->pid, h->ktime);
@@ -491,9 +443,9 @@ static int proc_event(struct prf_sink *p, struct prf_thread *t, const struct bc_
 		if (leader)
 			snprintf(leader->comm, sizeof(leader->comm), "%.*s", (int)sizeof(x->comm),
 				 x->comm);
-		n = opt_text(p, 0, x->filename, strnlen(x->filename, x->filename_len));
-		return emit(p, t, 0, h->seq, BC_PRF_EV_PROC_EXEC, h->ktime, 0, false, "process",
-			    "exec", n);
+		n = prf_opt_text(p, 0, x->filename, strnlen(x->filename, x->filename_len));
+		return prf_emit(p, t, 0, h->seq, BC_PRF_EV_PROC_EXEC, h->ktime, 0, false, "process",
+				"exec", n);
 	}
 	default: {
 		const struct bc_rec_exit *x = (const void *)h;
@@ -505,10 +457,10 @@ static int proc_event(struct prf_sink *p, struct prf_thread *t, const struct bc_
 			snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(x->comm), x->comm);
 		bc_prf_put_be64(p->opt, (uint64_t)(int64_t)x->exit_code);
 		bc_prf_put_be64(p->opt + 8, x->sum_exec);
-		n = opt_text(p, 16, x->comm, strnlen(x->comm, sizeof(x->comm)));
+		n = prf_opt_text(p, 16, x->comm, strnlen(x->comm, sizeof(x->comm)));
 		t->dead = true;
-		return emit(p, t, 0, h->seq, proc ? BC_PRF_EV_PROC_EXIT : BC_PRF_EV_THREAD_EXIT,
-			    h->ktime, 0, false, "process", proc ? "exit" : "thread_exit", n);
+		return prf_emit(p, t, 0, h->seq, proc ? BC_PRF_EV_PROC_EXIT : BC_PRF_EV_THREAD_EXIT,
+				h->ktime, 0, false, "process", proc ? "exit" : "thread_exit", n);
 	}
 	}
 }
@@ -523,8 +475,8 @@ static int lost_event(struct prf_sink *p, const struct bc_rec_head *h)
 
 	bc_prf_put_be64(p->opt, l->count);
 	bc_prf_put_be64(p->opt + 8, ((uint64_t)l->loss_class << 32) | l->cpu);
-	return emit(p, NULL, h->pid, h->seq, BC_PRF_EV_LOST_RING, h->ktime, BC_PRF_RC_LOST, true,
-		    "agent", opr, 16);
+	return prf_emit(p, NULL, h->pid, h->seq, BC_PRF_EV_LOST_RING, h->ktime, BC_PRF_RC_LOST,
+			true, "agent", opr, 16);
 }
 
 /*
@@ -616,103 +568,6 @@ static int prf_begin(struct bc_sink *s, const struct bc_session *sess)
 	return ferror(p->out) ? -EIO : 0;
 }
 
-/*
- * One interval off CPU, written when the thread is back: like a return
- * record, its OPT starts with the time it began (the switch-out).
- */
-static int sched_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
-{
-	const struct bc_rec_offcpu *o = (const void *)ev->rec;
-	uint64_t sleep, wait;
-	size_t n = opt_entry_time(p, o->off_ktime);
-
-	bc_offcpu_split(o, &sleep, &wait);
-	bc_prf_put_be64(p->opt + n, sleep);
-	bc_prf_put_be64(p->opt + n + 8, wait);
-	bc_prf_put_be64(p->opt + n + 16, ((uint64_t)o->state << 32) | (uint32_t)o->syscall);
-	bc_prf_put_be64(p->opt + n + 24, ((uint64_t)o->waker_pid << 32) | o->waker_tid);
-	return emit(p, t, 0, 0, BC_PRF_EV_SCHED_OFFCPU, o->h.ktime, 0, false, "sched",
-		    o->state && !o->preempt ? "blocked" : "preempted", n + 32);
-}
-
-/* cpu (4), kernel and user frame counts (2 each), then the frames, leaf first, as fit. */
-static int sample_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
-{
-	const struct bc_rec_profile *r = (const void *)ev->rec;
-	size_t frames = (size_t)r->n_kernel + r->n_user, n = 8;
-
-	bc_prf_put_be64(p->opt,
-			((uint64_t)r->cpu << 32) | ((uint32_t)r->n_kernel << 16) | r->n_user);
-	for (size_t i = 0; i < frames && n + 8 <= BC_PRF_OPT_MAX; i++, n += 8)
-		bc_prf_put_be64(p->opt + n, r->ips[i]);
-	return emit(p, t, 0, 0, BC_PRF_EV_SAMPLE, r->h.ktime, 0, false, "profile",
-		    r->n_kernel ? "kernel" : "user", n);
-}
-
-/* The first return address of a stack (the caller), 0 without one. */
-static uint64_t caller_of(const __u64 *ips, size_t n)
-{
-	return n ? ips[0] : 0;
-}
-
-static int heap_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
-{
-	const struct bc_rec_heap *r = (const void *)ev->rec;
-	size_t n = opt_entry_time(p, r->start_ktime);
-
-	bc_prf_put_be64(p->opt + n, r->size);
-	bc_prf_put_be64(p->opt + n + 8, r->addr);
-	bc_prf_put_be64(p->opt + n + 16, r->old_addr);
-	bc_prf_put_be64(p->opt + n + 24, caller_of(r->ips, r->n_user));
-	return emit(p, t, 0, 0, BC_PRF_EV_HEAP, r->h.ktime, 0, false, "heap",
-		    bc_heap_fn_name(r->fn), n + 32);
-}
-
-static int sync_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
-{
-	const struct bc_rec_sync *r = (const void *)ev->rec;
-	size_t n = opt_entry_time(p, r->start_ktime);
-
-	bc_prf_put_be64(p->opt + n, r->object);
-	bc_prf_put_be64(p->opt + n + 8, r->h.ktime - r->start_ktime);
-	bc_prf_put_be64(p->opt + n + 16, caller_of(r->ips, r->n_user));
-	return emit(p, t, 0, 0, BC_PRF_EV_SYNC, r->h.ktime, 0, false, "sync",
-		    bc_sync_fn_name(r->fn), n + 24);
-}
-
-static int io_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
-{
-	const struct bc_rec_io *r = (const void *)ev->rec;
-	bool failed = r->ret < 0 && r->ret >= -4095;
-	const char *sys = r->nr == BC_IO_NR_INHERITED ? "inherited" : bc_syscall_name(r->nr);
-	size_t n = opt_entry_time(p, r->start_ktime), path_len;
-	const char *path = bc_io_path(r, &path_len);
-	char opr[32];
-
-	bc_prf_put_be64(p->opt + n, (uint64_t)r->ret);
-	bc_prf_put_be64(p->opt + n + 8, r->nbyte);
-	bc_prf_put_be64(p->opt + n + 16, ((uint64_t)(uint32_t)r->fd << 32) | (uint32_t)r->ofd);
-	bc_prf_put_be64(p->opt + n + 24, ((uint64_t)r->iotype << 32) | r->fstype);
-	n = opt_text(p, n + 32, path, path_len);
-	if (!sys)
-		snprintf(opr, sizeof(opr), "syscall_%" PRIu32, r->nr);
-	return emit(p, t, 0, 0, BC_PRF_EV_IO, r->h.ktime, failed ? (uint64_t)-r->ret : 0, failed,
-		    "io", sys ? sys : opr, n);
-}
-
-/* rtime, utime, stime, wait, sleep (ns), voluntary and involuntary switches, faults. */
-static int usage_event(struct prf_sink *p, struct prf_thread *t, const struct bc_event *ev)
-{
-	const struct bc_rec_usage *u = (const void *)ev->rec;
-	const __u64 v[] = {u->rtime, u->utime, u->stime, u->wait, u->sleep,
-			   u->vctx,  u->ictx,  u->minf,	 u->majf};
-
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		bc_prf_put_be64(p->opt + 8 * i, v[i]);
-	return emit(p, t, 0, 0, BC_PRF_EV_PROC_USAGE, u->h.ktime, 0, false, "process", "usage",
-		    sizeof(v));
-}
-
 static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 {
 	struct prf_sink *p = (struct prf_sink *)s;
@@ -732,8 +587,8 @@ static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 	if (h->seq && t->last_seq && h->seq > t->last_seq + 1) {
 		/* The records in between were lost: one ErrRec, at the first missing number. */
 		bc_prf_put_be64(p->opt, h->seq - t->last_seq - 1);
-		rc = emit(p, t, 0, t->last_seq + 1, BC_PRF_EV_LOST_GAP, h->ktime, BC_PRF_RC_LOST,
-			  true, "agent", "lost", 8);
+		rc = prf_emit(p, t, 0, t->last_seq + 1, BC_PRF_EV_LOST_GAP, h->ktime,
+			      BC_PRF_RC_LOST, true, "agent", "lost", 8);
 		if (rc)
 			return rc;
 		t->gap_seq = h->seq;
@@ -756,17 +611,17 @@ static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 	case BC_REC_PROC_EXIT:
 		return proc_event(p, t, ev);
 	case BC_REC_PROFILE:
-		return sample_event(p, t, ev);
+		return prf_sample_event(p, t, ev);
 	case BC_REC_HEAP:
-		return heap_event(p, t, ev);
+		return prf_heap_event(p, t, ev);
 	case BC_REC_SYNC:
-		return sync_event(p, t, ev);
+		return prf_sync_event(p, t, ev);
 	case BC_REC_IO:
-		return io_event(p, t, ev);
+		return prf_io_event(p, t, ev);
 	case BC_REC_USAGE:
-		return usage_event(p, t, ev);
+		return prf_usage_event(p, t, ev);
 	case BC_REC_OFFCPU:
-		return sched_event(p, t, ev);
+		return prf_sched_event(p, t, ev);
 	case BC_REC_PROC_NAME: {
 		const struct bc_rec_proc_name *nm = (const void *)h;
 		size_t n;
@@ -775,9 +630,9 @@ static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 			snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(nm->comm), nm->comm);
 		bc_prf_put_be64(p->opt, nm->ppid);
 		bc_prf_put_be64(p->opt + 8, nm->flags);
-		n = opt_text(p, 16, nm->comm, strnlen(nm->comm, sizeof(nm->comm)));
-		return emit(p, t, 0, 0, BC_PRF_EV_PROC_NAME, h->ktime, 0, false, "process", "name",
-			    n);
+		n = prf_opt_text(p, 16, nm->comm, strnlen(nm->comm, sizeof(nm->comm)));
+		return prf_emit(p, t, 0, 0, BC_PRF_EV_PROC_NAME, h->ktime, 0, false, "process",
+				"name", n);
 	}
 	default: {
 		char opr[32];
@@ -785,8 +640,8 @@ static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 
 		snprintf(opr, sizeof(opr), "kind_0x%x", h->kind);
 		memcpy(p->opt, h, n);
-		return emit(p, t, 0, h->seq, BC_PRF_EV_UNKNOWN, h->ktime, BC_PRF_RC_UNKNOWN, true,
-			    "agent", opr, n);
+		return prf_emit(p, t, 0, h->seq, BC_PRF_EV_UNKNOWN, h->ktime, BC_PRF_RC_UNKNOWN,
+				true, "agent", opr, n);
 	}
 	}
 }

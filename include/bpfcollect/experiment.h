@@ -90,8 +90,7 @@ struct bc_sink *bc_er_tree_sink_new(const char *exp_path, char *err, size_t errl
 /*
  * The name of a process's subexperiment inside founder, as collect names the
  * processes of a kernel experiment: _COMM_PID_PID.N (without .er), the first
- * N from 1 that is free. comm[commlen] is read from /proc/PID/comm when it
- * is empty. 0 or -ENAMETOOLONG.
+ * N from 1 that is free; an empty comm is "unknown". 0 or -ENAMETOOLONG.
  */
 int bc_er_process_name(const char *founder, uint32_t pid, char *comm, size_t commlen, char *name,
 		       size_t namelen);
@@ -169,7 +168,10 @@ struct bc_er_info {
 	bool io;
 	uint32_t profile_us;
 	uint32_t sync_threshold_us;
-	uint32_t host_ip;     /* the recording host's IPv4 address, host order; 0: not known */
+	uint32_t host_ip;	   /* the recording host's IPv4 address, host order; 0: not known */
+	uint32_t session_root_pid; /* the recording's root (a kernel founder says pid 0) */
+	char *kallmodsyms;	   /* EXP/kallmodsyms when it has one, else NULL */
+	bool have_session_root;
 	uint32_t *extra_pids; /* owned */
 	size_t n_extra_pids;
 

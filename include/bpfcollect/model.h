@@ -98,6 +98,9 @@ int bc_argv_join(char *const *argv, char **blob, size_t *len);
 
 struct bc_usage; /* bpfcollect/overview.h */
 
+/* The argv a PROC_NAME record carries, as bc_exec_args; NULL when it has none. */
+const char *bc_proc_name_args(const struct bc_rec_proc_name *n, size_t *len);
+
 /* A usage sample as the record the agent writes of it, and back (BC_REC_USAGE). */
 void bc_usage_to_record(const struct bc_usage *u, uint32_t pid, struct bc_rec_usage *r);
 void bc_usage_from_record(const struct bc_rec_usage *r, struct bc_usage *u);
@@ -145,6 +148,19 @@ struct bc_session {
 	int32_t ppid, pgrp, sid;    /* of root_pid when recording began; 0: not known */
 	const char *libbpf;	    /* the recording agent's libbpf version */
 	uint32_t host_ip; /* its first non-loopback IPv4 address, host order; 0: none known */
+	/*
+	 * For one experiment of a tree (a subexperiment, a kernel founder), the
+	 * recording's own session, which log.xml keeps so a replay begins the
+	 * whole tree as it was recorded; NULL: this one is it.
+	 */
+	const struct bc_session *whole;
+	/*
+	 * The kernel's symbols, for kernel stacks (-p): /proc/kallsyms as the
+	 * agent names it, or (formatted) a recorded experiment's kallmodsyms.
+	 * NULL: none (kernel frames stay unnamed).
+	 */
+	const char *kallsyms;
+	bool kallsyms_formatted;
 	const struct bc_functab *funcs;
 	uint32_t ringbuf_bytes;
 	bool syscalls;

@@ -241,6 +241,8 @@ struct bc_rec_offcpu {
  * BC_REC_PROC_NAME, written by the agent (never by BPF) into a kernel
  * experiment before the first record of a process that began before
  * recording did (no fork or exec record names it): its name then, from /proc.
+ * Format 2: its argv follows, as a struct bc_rec_exec_args (the record's
+ * size says whether it is there).
  */
 #define BC_PROC_KTHREAD 1 /* flags: a kernel thread */
 

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "bpfcollect/attach.h"
+#include "bpfcollect/containers.h"
 #include "bpfcollect/launch.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"
@@ -34,6 +35,7 @@ struct recorder {
 	struct ring_buffer *ring;
 	struct bc_mapset maps; /* executable mappings of every traced process */
 	struct bc_live_set live;
+	struct bc_idmap seen; /* -k, -a: pids whose processes the stream has introduced */
 	struct bc_child child;
 	uint32_t root_pid;     /* the launched process, or the first one attached to */
 	const uint32_t *roots; /* the processes traced from the start: root_pid first */
@@ -67,6 +69,17 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen);
  * probe is in place, so an attached process never sees half of them.
  */
 int bc_recorder_trace_pids(struct recorder *r, char *err, size_t errlen);
+
+/*
+ * -k, -a: before the first record of a process that began before recording
+ * (no fork or exec of it came through the ring), what the sinks need to
+ * know of it from /proc, as records: a PROC_NAME with its parent and argv,
+ * and its mappings. The kernel tree reads none of /proc itself, and a
+ * replay of the experiment sees the same. 0 or -errno (the sink's).
+ */
+int bc_recorder_introduce(struct recorder *r, const struct bc_rec_head *h);
+/* A mapping from /proc into the recorder's mappings and the sinks (ctx: the recorder). */
+int bc_recorder_add_mapping(void *ctx, const struct bc_mapping *m);
 
 /* The ring buffer callback: one record into the sinks (ctx is the recorder). */
 int bc_recorder_on_record(void *ctx, void *data, size_t size);

@@ -154,6 +154,18 @@ test_system_wide() {
 	done
 	check_eq "a subexperiment only for processes with user-level records (calls, samples)" \
 		yes "$s_ok"
+	# The sinks read nothing of /proc: what the agent read is in the records, so the
+	# experiment converted is the one recorded, every process named and mapped alike.
+	"$BC" convert "$d/sys.er" -f er -o "$d/conv.er" 2>/dev/null
+	check_eq "convert -f er of a system-wide experiment exits 0" 0 $?
+	local same=ok sub f
+	for sub in "" $(cd "$d/sys.er" && ls -d _*.er); do
+		for f in log.xml map.xml overview; do
+			[ -e "$d/sys.er/$sub/$f" ] || continue
+			cmp -s "$d/sys.er/$sub/$f" "$d/conv.er/$sub/$f" || same="${sub:-founder} $f differs"
+		done
+	done
+	check_eq "and gives it back: log.xml, map.xml, overview byte for byte, every process" ok "$same"
 
 	echo "# -a: bad input"
 	expect_error "-a with a GLOB matching nothing" "no function matches 'no_such_fn\*'" \

@@ -43,6 +43,10 @@ union any_rec {
 	struct bc_rec_exec ex;
 	struct bc_rec_exit et;
 	struct bc_rec_lost lo;
+	struct {
+		struct bc_rec_proc_name n;
+		struct bc_rec_exec_args a;
+	} pn; /* the agent's, with an argv */
 };
 
 struct fixture {

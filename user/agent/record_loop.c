@@ -120,6 +120,11 @@ int bc_recorder_on_record(void *ctx, void *data, size_t size)
 		r->bad_records++;
 		return 0;
 	}
+	rc = bc_recorder_introduce(r, ev.rec);
+	if (rc < 0) {
+		r->sink_error = rc;
+		return rc;
+	}
 	/*
 	 * Before its exec the launched child runs our launcher (waiting on the
 	 * release pipe, restoring its signal mask): not the user's program.

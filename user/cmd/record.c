@@ -213,15 +213,6 @@ static int add_inherited_fd(void *ctx, const struct bc_rec_io *rec)
 	return r->sink_error;
 }
 
-/* The initial map.xml of an attached process: what it has mapped already. */
-static int add_initial_mapping(void *ctx, const struct bc_mapping *m)
-{
-	struct recorder *r = ctx;
-	int rc = bc_mapset_add(&r->maps, m);
-
-	return rc < 0 ? rc : bc_sink_mapping(r->sink, m);
-}
-
 /*
  * Drops the attached processes that ended before tracing began (their
  * pid may be reused: out of the BPF filter too). -ESRCH when none is left.
@@ -466,6 +457,8 @@ static int record_begin(struct record_run *x)
 	sess.host = &x->host;
 	sess.libbpf = libbpf_version_string();
 	sess.host_ip = bc_host_ipv4();
+	/* kernel stacks are named from the symbols of the kernel that ran */
+	sess.kallsyms = o->profile_us ? "/proc/kallsyms" : NULL;
 	if (r->root_pid)
 		bc_proc_ids(r->root_pid, &sess.ppid, &sess.pgrp, &sess.sid);
 	rc = bc_sink_begin(r->sink, &sess);
@@ -487,7 +480,8 @@ static int seed_attached(struct record_run *x)
 	int rc;
 
 	for (size_t i = 0; i < r->n_roots; i++) {
-		rc = bc_procmaps_read("/proc", r->roots[i], x->start_ktime, add_initial_mapping, r);
+		rc = bc_procmaps_read("/proc", r->roots[i], x->start_ktime, bc_recorder_add_mapping,
+				      r);
 		if (rc < 0 && rc != -ESRCH) {
 			snprintf(x->err, sizeof(x->err), "process %u: cannot read its mappings: %s",
 				 r->roots[i], strerror(-rc));
@@ -663,6 +657,7 @@ static void record_free(struct record_run *x)
 	bc_functab_free(&r->heap_funcs);
 	bc_functab_free(&r->sync_funcs);
 	bc_live_free(&r->live);
+	bc_idmap_free(&r->seen);
 	bc_record_opts_free(&x->opts);
 	free(x->attach_roots);
 	free(x->attach_argv);

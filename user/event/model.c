@@ -148,6 +148,16 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
 		if (((const struct bc_rec_lost *)h)->loss_class >= BC_LOSS_NR)
 			return -EINVAL;
 		break;
+	case BC_REC_PROC_NAME: {
+		const struct bc_rec_exec_args *a =
+			(const void *)((const char *)h + sizeof(struct bc_rec_proc_name));
+
+		if (h->size != sizeof(struct bc_rec_proc_name) &&
+		    (h->size != sizeof(struct bc_rec_proc_name) + sizeof(*a) ||
+		     a->args_len > BC_EXEC_ARGS_MAX))
+			return -EINVAL;
+		break;
+	}
 	case BC_REC_MMAP:
 		if (((const struct bc_rec_mmap *)h)->path_len > BC_MMAP_PATH_MAX)
 			return -EINVAL;
@@ -325,6 +335,17 @@ int bc_argv_join(char *const *argv, char **blob, size_t *len)
 	*blob = b;
 	*len = n;
 	return 0;
+}
+
+const char *bc_proc_name_args(const struct bc_rec_proc_name *n, size_t *len)
+{
+	const struct bc_rec_exec_args *a = (const void *)(n + 1);
+
+	*len = 0;
+	if (n->h.size < sizeof(*n) + sizeof(*a) || !a->args_len || a->args_len > BC_EXEC_ARGS_MAX)
+		return NULL;
+	*len = a->args_len;
+	return a->args;
 }
 
 int bc_mapping_from_record(const struct bc_rec_mmap *rec, char *path, size_t pathlen,

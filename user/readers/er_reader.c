@@ -245,6 +245,10 @@ static int session_key(struct bc_er_info *info, const char *key, const char *val
 		info->sync_threshold_us = (uint32_t)*num;
 	else if (!strcmp(key, "host_ip"))
 		info->host_ip = (uint32_t)*num;
+	else if (!strcmp(key, "root_pid")) {
+		info->session_root_pid = (uint32_t)*num;
+		info->have_session_root = true;
+	}
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (!strcmp(key, flags[i].key))
 			*(bool *)((char *)info + flags[i].off) = *num != 0;
@@ -666,6 +670,12 @@ int bc_er_reader_open(struct bc_er_reader *rd, const char *exp_path, struct bc_e
 			goto out;
 	for (uint32_t f = 0; f < BC_ER_NFILES; f++)
 		stored += info->files[f].records + info->files[f].bad_records;
+	if (faccessat(r.dirfd, "kallmodsyms", R_OK, 0) == 0 &&
+	    asprintf(&info->kallmodsyms, "%s/kallmodsyms", exp_path) < 0) {
+		info->kallmodsyms = NULL;
+		ret = bc_er_fail(&r, -ENOMEM, "%s: out of memory", exp_path);
+		goto out;
+	}
 	if (!info->closed)
 		bc_er_note(info,
 			   "log.xml: no exit event: experiment not closed (still recording, or "
@@ -710,9 +720,9 @@ int bc_er_read(const char *exp_path, struct bc_sink *sink, struct bc_er_info *in
 
 void bc_er_info_free(struct bc_er_info *info)
 {
-	char **strs[] = {&info->collector, &info->cmdline,  &info->options,
-			 &info->cwd,	   &info->hostname, &info->os,
-			 &info->kernel,	   &info->libbpf,   &info->notes};
+	char **strs[] = {&info->collector, &info->cmdline,    &info->options, &info->cwd,
+			 &info->hostname,  &info->os,	      &info->kernel,  &info->libbpf,
+			 &info->notes,	   &info->kallmodsyms};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);

@@ -299,7 +299,7 @@ void bc_er_replay_session(const struct bc_er_reader *r, struct bc_session *sess)
 
 	*sess = (struct bc_session){
 		.argv = info->argv,
-		.root_pid = info->root_pid,
+		.root_pid = info->have_session_root ? info->session_root_pid : info->root_pid,
 		.start_ktime = info->start_ktime,
 		.wall_offset_ns = info->wall_offset_ns,
 		.options = info->options,
@@ -314,6 +314,8 @@ void bc_er_replay_session(const struct bc_er_reader *r, struct bc_session *sess)
 		.sid = info->sid,
 		.libbpf = info->libbpf,
 		.host_ip = info->host_ip,
+		.kallsyms = info->kallmodsyms,
+		.kallsyms_formatted = true,
 		.no_follow = info->no_follow,
 		.profile_us = info->profile_us,
 		.attached = info->attached,

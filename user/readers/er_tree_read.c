@@ -139,6 +139,9 @@ static int replay_all(struct bc_er_reader *rd, size_t n, struct bc_sink *sink)
 	int err;
 
 	bc_er_replay_session(&rd[0], &sess);
+	/* a kernel founder keeps no kernel symbols: its subexperiments do */
+	for (size_t k = 1; !sess.kallsyms && k < n; k++)
+		sess.kallsyms = rd[k].info->kallmodsyms;
 	if ((err = bc_sink_begin(sink, &sess)))
 		return bc_er_fail(&rd[0], err, "%s: %s sink: %s", rd[0].path, sink->ops->name,
 				  strerror(-err));

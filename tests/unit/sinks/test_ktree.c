@@ -4,15 +4,19 @@
  * kernel-side records into the founder and user-level ones into one
  * subexperiment per process, named _COMM_PID_PID.N.er, with the mappings the
  * process had before it was opened; `report procs` reads them back. Records
- * are hand-built; the process "running before recording" is this test
- * itself, so its name and maps come from the real /proc.
+ * are hand-built, the agent's too: the process "running before recording"
+ * is introduced by a PROC_NAME record with its argv and by its mappings,
+ * as the agent sends them from /proc. The sink reads nothing of /proc: its
+ * pids are beyond any real one (pid_max is at most 4194304).
  */
 #include "er_fixture.h"
 
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/report_procs.h"
 
-#define PID_KID 70001u
+#define PID_KID 4195001u
+#define PID_OLD 4195000u /* ran before recording */
+#define OLD_PPID 4321u
 
 struct offcpu_rec {
 	struct bc_rec_offcpu o;
@@ -78,7 +82,7 @@ static char *system_argv[] = {"(system-wide)", NULL};
 /* The experiment: this process (running before), and a child it forks that execs twice. */
 static void write_ktree(struct fixture *fx)
 {
-	uint32_t self = (uint32_t)getpid();
+	uint32_t self = PID_OLD;
 	struct bc_session sess = {.argv = system_argv,
 				  .root_pid = 0,
 				  .start_ktime = T0,
@@ -98,6 +102,23 @@ static void write_ktree(struct fixture *fx)
 	assert_non_null(s);
 	assert_int_equal(bc_sink_begin(s, &sess), 0);
 
+	/* the agent introduces the process that ran before: name, parent, argv, mappings */
+	struct {
+		struct bc_rec_proc_name n;
+		struct bc_rec_exec_args a;
+	} pn = {.n = {.h = head(sizeof(pn), BC_REC_PROC_NAME, self, self, 0, T0 + 10000000),
+		      .ppid = OLD_PPID,
+		      .comm = "oldproc"},
+		.a = {.args_len = 12, .args = "oldproc\0-x\0y"}};
+	struct bc_mapping old_map = {.pid = self,
+				     .ktime = T0 + 10000000,
+				     .start = 0x500000,
+				     .end = 0x502000,
+				     .prot = PROT_READ | PROT_EXEC,
+				     .path = "/usr/bin/oldproc"};
+
+	feed_raw(s, &pn, NULL);
+	assert_int_equal(bc_sink_mapping(s, &old_map), 0);
 	/* this process: blocked 20 ms (woken after 15), then a call: its subexperiment */
 	offcpu(s, self, T0 + 10000000, T0 + 25000000, T0 + 30000000, 1, 5000000);
 	func_entry(s, &fx->funcs, self, 1, T0 + 31000000);
@@ -111,7 +132,7 @@ static void write_ktree(struct fixture *fx)
 	strcpy(f.comm, "kid");
 	feed_raw(s, &f, NULL);
 	kid_mapping(s, T0 + 40000000, "/usr/bin/kid");
-	/* preempted 10 ms, then a call: _kid_PID_70001.1.er, with the copied mapping */
+	/* preempted 10 ms, then a call: _kid_PID_4195001.1.er, with the copied mapping */
 	offcpu(s, PID_KID, T0 + 50000000, 0, T0 + 60000000, 0, 3000000);
 	func_entry(s, &fx->funcs, PID_KID, 1, T0 + 65000000);
 
@@ -137,23 +158,11 @@ static void write_ktree(struct fixture *fx)
 	bc_sink_destroy(s);
 }
 
-static char *read_self_comm(void)
-{
-	static char comm[32];
-	FILE *f = fopen("/proc/self/comm", "re");
-
-	assert_non_null(f);
-	assert_non_null(fgets(comm, sizeof(comm), f));
-	fclose(f);
-	comm[strcspn(comm, "\n")] = 0;
-	return comm;
-}
-
 static void test_routing(void **state)
 {
 	struct fixture *fx = *state;
-	uint32_t self = (uint32_t)getpid();
-	char **names = NULL, path[4400], want[128], safe[64], err[512];
+	uint32_t self = PID_OLD;
+	char **names = NULL, path[4400], want[128], err[512];
 	struct bc_er_info info;
 	struct keep_sink *k;
 	size_t n = 0;
@@ -162,20 +171,19 @@ static void test_routing(void **state)
 	/* one subexperiment per process image with user-level records */
 	assert_int_equal(bc_er_list_descendants(fx->exp, &names, &n), 0);
 	assert_int_equal(n, 3);
-	bc_comm_for_filename(read_self_comm(), safe, sizeof(safe));
-	snprintf(want, sizeof(want), "_%s_PID_%u.1.er", safe, self);
+	snprintf(want, sizeof(want), "_oldproc_PID_%u.1.er", self);
 	int seen = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		seen |= !strcmp(names[i], want) ? 1 : 0;
-		seen |= !strcmp(names[i], "_kid_PID_70001.1.er") ? 2 : 0;
-		seen |= !strcmp(names[i], "_kid_PID_70001.2.er") ? 4 : 0;
+		seen |= !strcmp(names[i], "_kid_PID_4195001.1.er") ? 2 : 0;
+		seen |= !strcmp(names[i], "_kid_PID_4195001.2.er") ? 4 : 0;
 		free(names[i]);
 	}
 	free(names);
 	assert_int_equal(seen, 7);
 
-	/* the founder: pid 0, kernel-side records only, this process named from /proc */
+	/* the founder: pid 0, kernel-side records only, the old process named as the agent said */
 	k = keep_new();
 	assert_int_equal(read_exp(fx->exp, k, &info, err, sizeof(err)), 0);
 	assert_int_equal(info.root_pid, 0);
@@ -191,8 +199,8 @@ static void test_routing(void **state)
 			const struct bc_rec_proc_name *pn = (const void *)h;
 
 			assert_int_equal(h->pid, self);
-			assert_string_equal(pn->comm, read_self_comm());
-			assert_int_equal(pn->ppid, (uint32_t)getppid());
+			assert_string_equal(pn->comm, "oldproc");
+			assert_int_equal(pn->ppid, OLD_PPID);
 			names_seen++;
 		}
 		offcpus += h->kind == BC_REC_OFFCPU;
@@ -205,7 +213,7 @@ static void test_routing(void **state)
 
 	/* the kid's first image: its call, and the mapping copied at fork */
 	k = keep_new();
-	snprintf(path, sizeof(path), "%s/_kid_PID_70001.1.er", fx->exp);
+	snprintf(path, sizeof(path), "%s/_kid_PID_4195001.1.er", fx->exp);
 	assert_int_equal(read_exp(path, k, &info, err, sizeof(err)), 0);
 	assert_int_equal(info.root_pid, PID_KID);
 	size_t calls = 0, maps = 0;
@@ -224,7 +232,7 @@ static void test_routing(void **state)
 
 	/* the second image has the exec's mapping, not the first one's */
 	k = keep_new();
-	snprintf(path, sizeof(path), "%s/_kid_PID_70001.2.er", fx->exp);
+	snprintf(path, sizeof(path), "%s/_kid_PID_4195001.2.er", fx->exp);
 	assert_int_equal(read_exp(path, k, &info, err, sizeof(err)), 0);
 	maps = 0;
 	for (size_t i = 0; i < k->n; i++) {
@@ -239,14 +247,20 @@ static void test_routing(void **state)
 	bc_er_info_free(&info);
 	free(k);
 
-	/* this process's subexperiment starts with what /proc/self/maps has */
+	/* the old process's subexperiment starts with the mappings the agent sent, its argv */
 	k = keep_new();
 	snprintf(path, sizeof(path), "%s/%s", fx->exp, want);
 	assert_int_equal(read_exp(path, k, &info, err, sizeof(err)), 0);
 	maps = 0;
-	for (size_t i = 0; i < k->n; i++)
-		maps += k->v[i].what == 'M';
-	assert_true(maps >= 1);
+	for (size_t i = 0; i < k->n; i++) {
+		if (k->v[i].what == 'M') {
+			maps++;
+			assert_string_equal(k->v[i].path, "/usr/bin/oldproc");
+		}
+	}
+	assert_int_equal(maps, 1);
+	assert_string_equal(info.cmdline, "oldproc -x y");
+	assert_int_equal(info.ppid, OLD_PPID);
 	bc_er_info_free(&info);
 	free(k);
 }
@@ -289,7 +303,7 @@ static const char *row_of(const char *text, uint32_t pid)
 static void test_procs(void **state)
 {
 	struct fixture *fx = *state;
-	uint32_t self = (uint32_t)getpid();
+	uint32_t self = PID_OLD;
 	char *text, comm[32];
 	const char *row;
 	unsigned int pid, threads, vol, pre;

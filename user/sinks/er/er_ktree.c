@@ -26,9 +26,7 @@
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"
-#include "bpfcollect/hostinfo.h"
 #include "bpfcollect/procinfo.h"
-#include "bpfcollect/procmaps.h"
 
 #define NAME_MAX_LEN 200
 
@@ -36,8 +34,9 @@
 struct kproc {
 	uint32_t pid;
 	char comm[BC_COMM_LEN + 1];
-	char *exe;  /* from its exec record, NULL if none seen */
-	char *args; /* its argv, from its exec record; NULL: none seen */
+	char *exe;     /* from its exec record, NULL if none seen */
+	char *args;    /* its argv, from its exec or PROC_NAME record; NULL: none seen */
+	uint32_t ppid; /* its parent, from its fork or PROC_NAME record; 0: unknown */
 	size_t args_len;
 	struct bc_sink *writer; /* NULL until its first user-level record */
 	int exit_code;
@@ -86,31 +85,16 @@ static int end_child(struct kproc *p, uint64_t ktime)
 	return bc_er_sink_close(&p->writer, ktime, p->exited ? p->exit_code : -1);
 }
 
-struct replay_ctx {
-	struct bc_sink *writer;
-	uint64_t ktime;
-};
-
-static int replay_mapping(void *ctx, const struct bc_mapping *m)
-{
-	struct replay_ctx *rc = ctx;
-	struct bc_mapping copy = *m;
-
-	copy.ktime = rc->ktime;
-	return bc_sink_mapping(rc->writer, &copy);
-}
-
-/* The mappings the new subexperiment starts with, stamped with its start. */
+/*
+ * The mappings the new subexperiment starts with, stamped with its start:
+ * what the stream said of the process (its fork's copy, its exec, mmaps,
+ * and for one that began before recording, the agent's read of /proc).
+ */
 static int seed_mappings(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 {
-	struct replay_ctx ctx = {p->writer, ktime};
-	int rc;
-
-	if (bc_live_has(&t->known, p->pid))
-		return bc_mapset_report(&t->maps, p->pid, ktime, p->writer);
-	/* Gone, or not ours to read: the subexperiment goes on without maps. */
-	rc = bc_procmaps_read("/proc", p->pid, ktime, replay_mapping, &ctx);
-	return rc == -ESRCH || rc == -ENOENT || rc == -EACCES || rc >= 0 ? 0 : rc;
+	if (!bc_live_has(&t->known, p->pid))
+		return 0; /* nothing said of it: the subexperiment goes on without maps */
+	return bc_mapset_report(&t->maps, p->pid, ktime, p->writer);
 }
 
 /* Opens _COMM_PID_PID.N.er for p at its first user-level record. */
@@ -132,19 +116,20 @@ static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 	p->writer = bc_er_sink_new(path, t->err, sizeof(t->err));
 	if (!p->writer)
 		return -EIO;
-	/* an exec seen says it; a process that began before recording, /proc */
-	rc = p->args ? bc_argv_split(p->args, p->args_len, p->exe ? p->exe : comm, &argv, &argbuf)
-		     : bc_proc_argv(p->pid, p->exe ? p->exe : comm, &argv, &argbuf);
+	/* its exec or the agent's PROC_NAME said its argv; else its file or name */
+	rc = bc_argv_split(p->args, p->args_len, p->exe ? p->exe : comm, &argv, &argbuf);
 	if (rc < 0)
 		return rc;
 	s.argv = argv;
 	s.root_pid = p->pid;
-	bc_proc_ids(p->pid, &s.ppid, &s.pgrp, &s.sid);
+	s.ppid = (int32_t)p->ppid;
+	s.pgrp = s.sid = 0; /* not in the stream */
 	s.start_ktime = ktime;
 	s.attached = true;
 	s.extra_pids = NULL;
 	s.n_extra_pids = 0;
 	s.offcpu_in_founder = true;
+	s.whole = &t->sess;
 	rc = bc_sink_begin(p->writer, &s);
 	free(argv);
 	free(argbuf);
@@ -256,6 +241,7 @@ static int ktree_begin(struct bc_sink *s, const struct bc_session *sess)
 	ks.attached = true;
 	ks.extra_pids = NULL;
 	ks.n_extra_pids = 0;
+	ks.whole = sess;
 	if (sess->system_wide)
 		ks.argv = system_argv;
 	rc = bc_sink_begin(t->founder, &ks);
@@ -270,33 +256,27 @@ static int ktree_begin(struct bc_sink *s, const struct bc_session *sess)
 	return rc;
 }
 
-/*
- * A process first seen mid-life (it ran before recording began): its name
- * goes into the founder before its first record, so every reader can name
- * it. Processes created while recording are named by their fork or exec.
- */
-static int name_process(struct er_ktree *t, const struct bc_rec_head *h)
+/* The agent's PROC_NAME of a process that began before recording: its name, parent, argv. */
+static int on_proc_name(struct er_ktree *t, const struct bc_rec_proc_name *n)
 {
-	struct bc_rec_proc_name rec = {.h = {.size = sizeof(rec),
-					     .kind = BC_REC_PROC_NAME,
-					     .pid = h->pid,
-					     .tid = h->pid,
-					     .ktime = h->ktime}};
-	struct bc_proc_info pi;
-	struct bc_event ev;
-	struct kproc *p = get(t, h->pid);
+	struct kproc *p = get(t, n->h.pid);
+	const char *args;
+	size_t len;
 
 	if (!p)
 		return -ENOMEM;
-	if (bc_proc_inspect("/proc", h->pid, &pi, NULL, 0) < 0)
-		return 0; /* gone already: its exit record will name it */
-	set_comm(p, pi.comm);
-	memcpy(rec.comm, pi.comm, sizeof(rec.comm));
-	rec.ppid = pi.ppid;
-	rec.flags = pi.kthread ? BC_PROC_KTHREAD : 0;
-	if (bc_decode(&rec, sizeof(rec), NULL, &ev) < 0)
-		return -EINVAL;
-	return bc_sink_event(t->founder, &ev);
+	set_comm(p, n->comm);
+	p->ppid = n->ppid;
+	free(p->args);
+	p->args = NULL;
+	p->args_len = 0;
+	args = bc_proc_name_args(n, &len);
+	if (args && (p->args = malloc(len)))
+		p->args_len = len;
+	if (p->args)
+		memcpy(p->args, args, len);
+	/* its mappings from /proc come next, from the agent: its history is whole */
+	return bc_live_add(&t->known, n->h.pid);
 }
 
 static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
@@ -306,14 +286,11 @@ static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
 	struct kproc *p;
 	int rc;
 
-	/* The launched command is named by its exec, which comes first. */
-	if (h->kind != BC_REC_LOST && h->pid && !find(t, h->pid) &&
-	    (t->sess.attached || t->sess.system_wide || h->pid != t->sess.root_pid)) {
-		rc = name_process(t, h);
+	if (h->kind == BC_REC_PROC_NAME) {
+		rc = on_proc_name(t, (const struct bc_rec_proc_name *)h);
 		if (rc)
 			return rc;
 	}
-
 	if (is_user_level(h))
 		return child_event(t, ev);
 	/* usage goes where its overview is: the process's experiment, once it has one */
@@ -348,6 +325,14 @@ static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
 		p->args_len = 0;
 		p->exited = false;
 		set_comm(p, f->comm);
+		/* it runs its parent's command line until it execs */
+		p->ppid = h->pid;
+		struct kproc *parent = find(t, h->pid);
+
+		if (parent && parent->args && (p->args = malloc(parent->args_len))) {
+			memcpy(p->args, parent->args, parent->args_len);
+			p->args_len = parent->args_len;
+		}
 		/* A child's mappings are its parent's copy, which the recorder sends now. */
 		bc_mapset_drop(&t->maps, f->child_pid);
 		return bc_live_add(&t->known, f->child_pid);

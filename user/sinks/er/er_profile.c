@@ -383,7 +383,66 @@ static int cmp_ksym(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
-int er_kallmodsyms_write(int dirfd, int is_subexperiment, uint64_t *text_start)
+/* _stext's address in a kallmodsyms file (ADDR SIZE TYPE NAME); 0 when it has none. */
+static uint64_t formatted_text_start(int fd)
+{
+	FILE *f = fdopen(dup(fd), "r");
+	unsigned long long addr, size;
+	char line[1024], type, name[900];
+	uint64_t text = 0;
+
+	if (!f)
+		return 0;
+	while (!text && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %llx %c %899s", &addr, &size, &type, name) == 4 &&
+		    !strcmp(name, "_stext"))
+			text = addr;
+	fclose(f);
+	return text;
+}
+
+/* An experiment's kallmodsyms into dirfd: a hard link, or a copy across file systems. */
+static int carry_formatted(int dirfd, const char *source, int is_subexperiment,
+			   uint64_t *text_start)
+{
+	char buf[65536];
+	int in, out, rc = 0;
+	ssize_t n;
+
+	if ((is_subexperiment && linkat(dirfd, "../kallmodsyms", dirfd, "kallmodsyms", 0) == 0) ||
+	    linkat(AT_FDCWD, source, dirfd, "kallmodsyms", 0) == 0) {
+		in = openat(dirfd, "kallmodsyms", O_RDONLY | O_CLOEXEC);
+		if (in < 0)
+			return -errno;
+		*text_start = formatted_text_start(in);
+		close(in);
+		return 0;
+	}
+	in = open(source, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = openat(dirfd, "kallmodsyms", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		rc = -errno;
+		close(in);
+		return rc;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			rc = -EIO;
+			break;
+		}
+	if (n < 0)
+		rc = -errno;
+	if (close(out) < 0 && !rc)
+		rc = -errno;
+	*text_start = rc || lseek(in, 0, SEEK_SET) < 0 ? 0 : formatted_text_start(in);
+	close(in);
+	return rc;
+}
+
+int er_kallmodsyms_write(int dirfd, const char *source, bool formatted, int is_subexperiment,
+			 uint64_t *text_start)
 {
 	struct ksym *v = NULL;
 	size_t n = 0, cap = 0;
@@ -392,7 +451,9 @@ int er_kallmodsyms_write(int dirfd, int is_subexperiment, uint64_t *text_start)
 	int fd, rc = 0;
 
 	*text_start = 0;
-	in = fopen("/proc/kallsyms", "re");
+	if (formatted)
+		return carry_formatted(dirfd, source, is_subexperiment, text_start);
+	in = fopen(source, "re");
 	if (!in)
 		return -errno;
 	while (fgets(line, sizeof(line), in)) {

@@ -84,12 +84,15 @@ int er_profile_flush(struct er_profile *p);
 void er_profile_close(struct er_profile *p);
 
 /*
- * Writes `kallmodsyms` into dirfd from /proc/kallsyms (text symbols, each
- * sized to the next address: ADDR SIZE TYPE NAME [MODULE]); a
- * subexperiment links its founder's copy. Also gives the kernel's text
- * start for the LinuxKernel segment. 0 or -errno.
+ * Writes `kallmodsyms` into dirfd (text symbols, each sized to the next
+ * address: ADDR SIZE TYPE NAME [MODULE]) from source: a kallsyms file
+ * (/proc/kallsyms), or one already in this format (formatted: a recorded
+ * experiment's, linked or copied). A subexperiment links its founder's
+ * copy when there is one. Also gives the kernel's text start (_stext) for
+ * the LinuxKernel segment. 0 or -errno.
  */
-int er_kallmodsyms_write(int dirfd, int is_subexperiment, uint64_t *text_start);
+int er_kallmodsyms_write(int dirfd, const char *source, bool formatted, int is_subexperiment,
+			 uint64_t *text_start);
 
 /* The 64-bit stack uid of a PC list: never 0. */
 uint64_t er_stack_uid(const uint64_t *pcs, size_t n);

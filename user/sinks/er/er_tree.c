@@ -110,6 +110,7 @@ static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, con
 	if (rc < 0)
 		return rc;
 	s.argv = argv;
+	s.whole = &t->sess;
 	s.root_pid = p->pid;
 	bc_proc_ids(p->pid, &s.ppid, &s.pgrp, &s.sid);
 	s.start_ktime = ktime;
@@ -256,18 +257,7 @@ int bc_er_process_name(const char *founder, uint32_t pid, char *comm, size_t com
 	char safe[64], path[4096];
 	struct stat st;
 
-	if (!comm[0]) {
-		char comm_path[64];
-		FILE *f;
-
-		snprintf(comm_path, sizeof(comm_path), "/proc/%" PRIu32 "/comm", pid);
-		f = fopen(comm_path, "re");
-		if (f) {
-			if (fgets(comm, (int)commlen, f))
-				comm[strcspn(comm, "\n")] = 0;
-			fclose(f);
-		}
-	}
+	(void)commlen;
 	bc_comm_for_filename(comm, safe, sizeof(safe));
 	for (unsigned int n = 1;; n++) {
 		if (snprintf(name, namelen, "_%s_PID_%" PRIu32 ".%u", safe, pid, n) >=
@@ -301,6 +291,22 @@ static int proc_args(struct proc_exp *p, const char *fallback)
 	return rc;
 }
 
+/* /proc/PID/comm, "" when it is gone (an attached process: no record names it). */
+static void read_comm(uint32_t pid, char *comm, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	comm[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(comm, (int)len, f))
+		comm[strcspn(comm, "\n")] = 0;
+	fclose(f);
+}
+
 static int adopt(struct er_tree *t, struct proc_exp *founder, uint32_t pid, uint64_t ktime)
 {
 	char comm[64] = "", lineage[LINEAGE_MAX];
@@ -309,6 +315,7 @@ static int adopt(struct er_tree *t, struct proc_exp *founder, uint32_t pid, uint
 
 	if (find(t, pid))
 		return 0;
+	read_comm(pid, comm, sizeof(comm));
 	rc = bc_er_process_name(t->path, pid, comm, sizeof(comm), lineage, sizeof(lineage));
 	if (rc)
 		return rc;

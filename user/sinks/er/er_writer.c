@@ -339,18 +339,20 @@ static void er_sb_begin_comments(struct er_strbuf *b, const struct bc_session *s
 		     s->syscalls ? "on" : "off", s->funcs ? s->funcs->n : 0);
 	er_sb_comment(b, &t);
 	t.len = 0;
-	/* what was recorded, so a conversion makes the same experiment */
-	er_sb_printf(
-		&t,
-		"bpfcollect: session exp_kernel=%d exp_system_wide=%d exp_attached=%d "
-		"exp_no_follow=%d exp_offcpu=%d exp_offcpu_in_founder=%d exp_profile_us=%u "
-		"exp_heap=%d exp_sync=%d exp_sync_us=%u exp_io=%d exp_host_ip=%u exp_extra_pids=",
-		s->kernel, s->system_wide, s->attached, s->no_follow, s->offcpu,
-		s->offcpu_in_founder, s->profile_us, s->heap, s->sync, s->sync_threshold_us, s->io,
-		s->host_ip);
-	for (size_t i = 0; i < s->n_extra_pids; i++)
-		er_sb_printf(&t, "%s%u", i ? "," : "", s->extra_pids[i]);
-	if (!s->n_extra_pids)
+	/* what was recorded, so a conversion makes the same experiment (tree) */
+	const struct bc_session *w = s->whole ? s->whole : s;
+
+	er_sb_printf(&t,
+		     "bpfcollect: session exp_kernel=%d exp_system_wide=%d exp_attached=%d "
+		     "exp_no_follow=%d exp_offcpu=%d exp_offcpu_in_founder=%d exp_profile_us=%u "
+		     "exp_heap=%d exp_sync=%d exp_sync_us=%u exp_io=%d exp_host_ip=%u "
+		     "exp_root_pid=%u exp_extra_pids=",
+		     w->kernel, w->system_wide, w->attached, w->no_follow, w->offcpu,
+		     w->offcpu_in_founder, w->profile_us, w->heap, w->sync, w->sync_threshold_us,
+		     w->io, w->host_ip, w->root_pid);
+	for (size_t i = 0; i < w->n_extra_pids; i++)
+		er_sb_printf(&t, "%s%u", i ? "," : "", w->extra_pids[i]);
+	if (!w->n_extra_pids)
 		er_sb_printf(&t, "-");
 	er_sb_comment(b, &t);
 	t.len = 0;
@@ -375,7 +377,8 @@ static void er_sb_begin_comments(struct er_strbuf *b, const struct bc_session *s
  * kernel symbols (hidden addresses) kernel frames show as <Unknown>; the
  * profile is still written. Off-CPU stacks are user stacks only.
  */
-static int profile_begin(struct er_writer *w, uint32_t ptimer_us, bool kernel_stacks)
+static int profile_begin(struct er_writer *w, const struct bc_session *s, uint32_t ptimer_us,
+			 bool kernel_stacks)
 {
 	const char *base = strrchr(w->path, '/');
 	struct er_strbuf b = {0};
@@ -386,10 +389,11 @@ static int profile_begin(struct er_writer *w, uint32_t ptimer_us, bool kernel_st
 	if (err)
 		return err;
 	w->profiling = true;
-	if (!kernel_stacks)
+	if (!kernel_stacks || !s->kallsyms)
 		return 0;
 	base = base ? base + 1 : w->path;
-	if (er_kallmodsyms_write(w->dirfd, base[0] == '_', &text) < 0)
+	if (er_kallmodsyms_write(w->dirfd, s->kallsyms, s->kallsyms_formatted, base[0] == '_',
+				 &text) < 0)
 		return 0;
 	er_sb_printf(&b,
 		     "<event kind=\"map\" object=\"segment\" tstamp=\"0.000000000\" "
@@ -457,7 +461,7 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	if (!err)
 		err = er_overview_open(&w->overview, w->dirfd, s->root_pid, s->start_ktime);
 	if (!err && (ptimer || traces))
-		err = profile_begin(w, ptimer, s->profile_us != 0);
+		err = profile_begin(w, s, ptimer, s->profile_us != 0);
 	if (!err && traces)
 		err = er_traces_open(&w->traces, w->dirfd, s->heap, s->sync, s->io);
 	return err;

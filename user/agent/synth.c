@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /proc turned into records (see bc_recorder_introduce in
+ * bpfcollect/recorder.h): the agent, not the sinks, reads the processes
+ * that were running before recording began, so every sink is a function
+ * of the stream alone and a replay gives it the same stream.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bpfcollect/procinfo.h"
+#include "bpfcollect/procmaps.h"
+#include "bpfcollect/recorder.h"
+
+/* A PROC_NAME record and the argv that follows it. */
+struct named {
+	struct bc_rec_proc_name n;
+	struct bc_rec_exec_args a;
+};
+
+int bc_recorder_add_mapping(void *ctx, const struct bc_mapping *m)
+{
+	struct recorder *r = ctx;
+	int rc = bc_mapset_add(&r->maps, m);
+
+	return rc < 0 ? rc : bc_sink_mapping(r->sink, m);
+}
+
+/* Whether pid is new to the stream (and from now on, known); -ENOMEM. */
+static int first_sight(struct recorder *r, uint32_t pid)
+{
+	uint32_t *v;
+	int rc = bc_idmap_get_or_add(&r->seen, pid, 0, &v);
+
+	if (rc < 0)
+		return rc;
+	if (*v)
+		return 0;
+	*v = 1;
+	return 1;
+}
+
+/* Its argv from /proc/PID/cmdline into a, NUL-separated, cut at BC_EXEC_ARGS_MAX. */
+static void read_args(uint32_t pid, struct bc_rec_exec_args *a)
+{
+	char path[64];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
+	f = fopen(path, "re");
+	if (f) {
+		n = fread(a->args, 1, sizeof(a->args), f);
+		a->truncated = n == sizeof(a->args) && fgetc(f) != EOF;
+		fclose(f);
+	}
+	a->args_len = (uint32_t)n;
+}
+
+static int introduce(struct recorder *r, const struct bc_rec_head *h)
+{
+	struct named rec = {.n.h = {.size = sizeof(rec),
+				    .kind = BC_REC_PROC_NAME,
+				    .pid = h->pid,
+				    .tid = h->pid,
+				    .ktime = h->ktime}};
+	struct bc_proc_info pi;
+	int rc;
+
+	if (bc_proc_inspect("/proc", h->pid, &pi, NULL, 0) < 0)
+		return 0; /* gone already: its exit record names it */
+	memcpy(rec.n.comm, pi.comm, sizeof(rec.n.comm));
+	rec.n.ppid = pi.ppid;
+	rec.n.flags = pi.kthread ? BC_PROC_KTHREAD : 0;
+	if (!pi.kthread)
+		read_args(h->pid, &rec.a);
+	rc = bc_recorder_on_record(r, &rec, sizeof(rec));
+	if (rc < 0 || pi.kthread)
+		return rc;
+	/* what it had mapped before: a later subexperiment of it starts with these */
+	rc = bc_procmaps_read("/proc", h->pid, h->ktime, bc_recorder_add_mapping, r);
+	return rc == -ESRCH || rc == -ENOENT || rc == -EACCES ? 0 : rc;
+}
+
+int bc_recorder_introduce(struct recorder *r, const struct bc_rec_head *h)
+{
+	int rc;
+
+	if (!r->opts->kernel_exp || h->kind == BC_REC_LOST || h->kind == BC_REC_PROC_NAME ||
+	    !h->pid)
+		return 0;
+	/* a process born while recording is named by its fork; the launched one by its exec */
+	if (h->kind == BC_REC_PROC_FORK) {
+		rc = first_sight(r, ((const struct bc_rec_fork *)h)->child_pid);
+		if (rc < 0)
+			return rc;
+	}
+	rc = first_sight(r, h->pid);
+	if (rc <= 0)
+		return rc;
+	if (!r->attached && !r->opts->system_wide && h->pid == r->root_pid)
+		return 0;
+	return introduce(r, h);
+}

@@ -78,6 +78,12 @@ int bc_recorder_trace_pids(struct recorder *r, char *err, size_t errlen);
  * replay of the experiment sees the same. 0 or -errno (the sink's).
  */
 int bc_recorder_introduce(struct recorder *r, const struct bc_rec_head *h);
+/*
+ * -P A,B: the processes attached beside the founder, each as a PROC_NAME
+ * record (name, parent, argv from /proc), right after begin: the
+ * experiment tree names their subexperiments from these. 0 or -errno.
+ */
+int bc_recorder_name_roots(struct recorder *r, uint64_t ktime);
 /* A mapping from /proc into the recorder's mappings and the sinks (ctx: the recorder). */
 int bc_recorder_add_mapping(void *ctx, const struct bc_mapping *m);
 

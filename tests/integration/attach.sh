@@ -90,6 +90,16 @@ test_attach() {
 	check_eq "with its own calls" "$(value_of pb.out tgt_tick)" \
 		"$(calls_of "two.er/_attach_PID_$b.1.er" tgt_tick)"
 	check "gprofng opens both" bash -c "gprofng display text -exp_list two.er 2>&1 | grep -q '_attach_PID_$b.1.er'"
+	check "the second's command line is its own (from the agent's record of it)" \
+		grep -qF "<process>$TGT/attach 1 700</process>" "two.er/_attach_PID_$b.1.er/log.xml"
+	"$BC" convert two.er -f er -o two-conv.er 2>/dev/null
+	local same=ok e f
+	for e in "" "_attach_PID_$b.1.er"; do
+		for f in log.xml map.xml overview; do
+			cmp -s "two.er/$e/$f" "two-conv.er/$e/$f" || same="${e:-founder} $f differs"
+		done
+	done
+	check_eq "convert -f er gives both experiments back byte for byte" ok "$same"
 	kill -USR2 $a $b
 	wait_gone $a
 	check_eq "both run on after -t: first" 0 $?

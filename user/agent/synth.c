@@ -58,26 +58,50 @@ static void read_args(uint32_t pid, struct bc_rec_exec_args *a)
 	a->args_len = (uint32_t)n;
 }
 
-static int introduce(struct recorder *r, const struct bc_rec_head *h)
+/* Its PROC_NAME record into the stream; 1 when it is a kernel thread, 0, or -errno. */
+static int name_process(struct recorder *r, uint32_t pid, uint64_t ktime)
 {
 	struct named rec = {.n.h = {.size = sizeof(rec),
 				    .kind = BC_REC_PROC_NAME,
-				    .pid = h->pid,
-				    .tid = h->pid,
-				    .ktime = h->ktime}};
+				    .pid = pid,
+				    .tid = pid,
+				    .ktime = ktime}};
 	struct bc_proc_info pi;
 	int rc;
 
-	if (bc_proc_inspect("/proc", h->pid, &pi, NULL, 0) < 0)
-		return 0; /* gone already: its exit record names it */
+	if (bc_proc_inspect("/proc", pid, &pi, NULL, 0) < 0)
+		return -ESRCH; /* gone already: its exit record names it */
 	memcpy(rec.n.comm, pi.comm, sizeof(rec.n.comm));
 	rec.n.ppid = pi.ppid;
 	rec.n.flags = pi.kthread ? BC_PROC_KTHREAD : 0;
 	if (!pi.kthread)
-		read_args(h->pid, &rec.a);
+		read_args(pid, &rec.a);
 	rc = bc_recorder_on_record(r, &rec, sizeof(rec));
-	if (rc < 0 || pi.kthread)
-		return rc;
+	return rc < 0 ? rc : pi.kthread;
+}
+
+int bc_recorder_name_roots(struct recorder *r, uint64_t ktime)
+{
+	int rc = 0;
+
+	if (r->opts->kernel_exp || r->opts->system_wide)
+		return 0; /* the kernel tree's processes are introduced at their first record */
+	for (size_t i = 1; i < r->n_roots && rc >= 0; i++) {
+		rc = name_process(r, r->roots[i], ktime);
+		if (rc == -ESRCH)
+			rc = 0;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+static int introduce(struct recorder *r, const struct bc_rec_head *h)
+{
+	int rc = name_process(r, h->pid, h->ktime);
+
+	if (rc == -ESRCH)
+		return 0;
+	if (rc != 0)
+		return rc < 0 ? rc : 0; /* a kernel thread maps nothing */
 	/* what it had mapped before: a later subexperiment of it starts with these */
 	rc = bc_procmaps_read("/proc", h->pid, h->ktime, bc_recorder_add_mapping, r);
 	return rc == -ESRCH || rc == -ENOENT || rc == -EACCES ? 0 : rc;

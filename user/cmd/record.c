@@ -467,6 +467,12 @@ static int record_begin(struct record_run *x)
 			 strerror(-rc));
 		return rc;
 	}
+	rc = bc_recorder_name_roots(r, x->start_ktime);
+	if (rc < 0) {
+		snprintf(x->err, sizeof(x->err), "cannot write the experiment %s: %s", x->exp_path,
+			 strerror(-rc));
+		return rc;
+	}
 	if (o->duration_s > 0)
 		r->stop_at_ns = bc_now_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration_s * 1e9);
 	r->status_line = !o->quiet && isatty(STDERR_FILENO);

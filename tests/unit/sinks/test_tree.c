@@ -102,10 +102,54 @@ static void test_pid_reuse(void **state)
 	assert_int_equal(events_in(fx->exp), 2); /* the founder: its two forks */
 }
 
+/* -P A,B: B's subexperiment is named and described by the agent's PROC_NAME, not /proc. */
+static void test_attached_beside(void **state)
+{
+	struct fixture *fx = *state;
+	char *argv[] = {"/bin/a", NULL}, err[256], path[4200];
+	uint32_t extra[] = {PID_KID};
+	struct bc_session sess = {.argv = argv,
+				  .root_pid = PID_ROOT,
+				  .start_ktime = T0,
+				  .funcs = &fx->funcs,
+				  .attached = true,
+				  .extra_pids = extra,
+				  .n_extra_pids = 1};
+	struct bc_session_end end = {.end_ktime = T0 + NS, .exit_status = -1};
+	struct {
+		struct bc_rec_proc_name n;
+		struct bc_rec_exec_args a;
+	} pn = {.n = {.h = head(sizeof(pn), BC_REC_PROC_NAME, PID_KID, 0, T0), .ppid = 77},
+		.a = {.args_len = 14, .args = "server\0--port\0"}};
+	struct bc_er_info info;
+	struct bc_sink *s;
+
+	strcpy(pn.n.comm, "server");
+	assert_int_equal(
+		bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), err, sizeof(err)),
+		0);
+	s = bc_er_tree_sink_new(fx->exp, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(bc_sink_begin(s, &sess), 0);
+	feed_raw(s, &pn, NULL);
+	kid_life(s, &fx->funcs, 1, T0 + 1000);
+	assert_int_equal(bc_sink_end(s, &end), 0);
+	bc_sink_destroy(s);
+
+	snprintf(path, sizeof(path), "%s/_server_PID_%u.1.er", fx->exp, PID_KID);
+	memset(&info, 0, sizeof(info));
+	assert_int_equal(bc_er_read(path, NULL, &info, err, sizeof(err)), 0);
+	assert_string_equal(info.cmdline, "server --port");
+	assert_int_equal(info.ppid, 77);
+	assert_int_equal(info.events_read, 3); /* its name, its call, its exit */
+	bc_er_info_free(&info);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attached_beside, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "bpfcollect/experiment.h"
-#include "bpfcollect/hostinfo.h"
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/xml.h"
 
@@ -40,6 +39,8 @@ struct proc_exp {
 	bool exited;
 	char *args; /* its command line now: NUL-separated words, from the stream */
 	size_t args_len;
+	int32_t ppid, pgrp, sid; /* the session's for the founder; a fork's parent's */
+	bool pending;		 /* attached beside the founder: opened at its PROC_NAME */
 };
 
 struct er_tree {
@@ -112,7 +113,9 @@ static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, con
 	s.argv = argv;
 	s.whole = &t->sess;
 	s.root_pid = p->pid;
-	bc_proc_ids(p->pid, &s.ppid, &s.pgrp, &s.sid);
+	s.ppid = p->ppid;
+	s.pgrp = p->pgrp;
+	s.sid = p->sid;
 	s.start_ktime = ktime;
 	rc = bc_sink_begin(p->writer, &s);
 	free(argv);
@@ -168,6 +171,8 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 	if (args)
 		memcpy(args, parent->args, parent->args_len);
 	args_len = parent->args_len;
+	int32_t pgrp = parent->pgrp, sid = parent->sid;
+
 	child = reuse_or_add(t, child, f->child_pid);
 	if (!child) {
 		free(args);
@@ -176,6 +181,9 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 	parent = NULL; /* add() may have moved it */
 	child->args = args;
 	child->args_len = args_len;
+	child->ppid = (int32_t)f->h.pid;
+	child->pgrp = pgrp; /* as inherited: a setsid or setpgid later is not in the stream */
+	child->sid = sid;
 	memcpy(child->lineage, lineage, sizeof(lineage));
 	n = open_child(t, child, f->h.ktime, "(fork)");
 	if (n < 0)
@@ -275,61 +283,41 @@ int bc_er_process_name(const char *founder, uint32_t pid, char *comm, size_t com
  * experiment; the number moves up if the name is taken.
  */
 /*
- * An attached process's command line, read from /proc: it ran before
- * recording, so no record carries it (not yet reproducible by a replay).
+ * A process attached to beside the founder (-P A,B), as the agent's
+ * PROC_NAME record introduces it (n; NULL when none came: it was gone):
+ * the subexperiment _COMM_PID_PID.1.er, named as collect names the
+ * processes of a kernel experiment; the number moves up if the name is
+ * taken. It starts with the recording.
  */
-static int proc_args(struct proc_exp *p, const char *fallback)
+static int adopt(struct er_tree *t, struct proc_exp *p, const struct bc_rec_proc_name *n)
 {
-	char **argv, *buf;
-	int rc = bc_proc_argv(p->pid, fallback, &argv, &buf);
-
-	if (rc < 0)
-		return rc;
-	rc = bc_argv_join(argv, &p->args, &p->args_len);
-	free(argv);
-	free(buf);
-	return rc;
-}
-
-/* /proc/PID/comm, "" when it is gone (an attached process: no record names it). */
-static void read_comm(uint32_t pid, char *comm, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	comm[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(comm, (int)len, f))
-		comm[strcspn(comm, "\n")] = 0;
-	fclose(f);
-}
-
-static int adopt(struct er_tree *t, struct proc_exp *founder, uint32_t pid, uint64_t ktime)
-{
-	char comm[64] = "", lineage[LINEAGE_MAX];
-	struct proc_exp *p;
+	char comm[BC_COMM_LEN + 1] = "", lineage[LINEAGE_MAX];
+	uint64_t ktime = t->sess.start_ktime;
+	const char *args = NULL;
+	size_t len = 0;
+	uint32_t pid = p->pid;
 	int rc;
 
-	if (find(t, pid))
-		return 0;
-	read_comm(pid, comm, sizeof(comm));
+	p->pending = false;
+	if (n) {
+		snprintf(comm, sizeof(comm), "%.*s", BC_COMM_LEN, n->comm);
+		p->ppid = (int32_t)n->ppid;
+		args = bc_proc_name_args(n, &len);
+	}
+	if (args && !(p->args = malloc(len)))
+		return -ENOMEM;
+	if (args) {
+		memcpy(p->args, args, len);
+		p->args_len = len;
+	}
 	rc = bc_er_process_name(t->path, pid, comm, sizeof(comm), lineage, sizeof(lineage));
 	if (rc)
 		return rc;
-	p = add(t, pid);
-	if (!p)
-		return -ENOMEM;
 	memcpy(p->lineage, lineage, sizeof(lineage));
-	rc = proc_args(p, comm);
-	if (!rc)
-		rc = open_child(t, p, ktime, comm);
+	rc = open_child(t, p, ktime, comm[0] ? comm : "(unknown)");
 	if (rc)
 		return rc;
-	founder = &t->procs[0]; /* add() may have moved it */
-	return log_descendant(t, founder, ktime, "attach", lineage, pid);
+	return log_descendant(t, &t->procs[0], ktime, "attach", lineage, pid);
 }
 
 static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
@@ -347,13 +335,20 @@ static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
 		return -ENOMEM;
 	root->writer = t->founder;
 	root->launch_exec_pending = !sess->attached;
+	root->ppid = sess->ppid;
+	root->pgrp = sess->pgrp;
+	root->sid = sess->sid;
 	rc = bc_argv_join(sess->argv, &root->args, &root->args_len);
 	if (rc)
 		return rc;
+	/* the others attached: the agent's PROC_NAME of each comes first */
 	for (size_t i = 0; i < sess->n_extra_pids; i++) {
-		rc = adopt(t, root, sess->extra_pids[i], sess->start_ktime);
-		if (rc)
-			return rc;
+		if (find(t, sess->extra_pids[i]))
+			continue;
+		root = add(t, sess->extra_pids[i]);
+		if (!root)
+			return -ENOMEM;
+		root->pending = true;
 	}
 	return 0;
 }
@@ -367,6 +362,12 @@ static int tree_event(struct bc_sink *s, const struct bc_event *ev)
 
 	if (h->ktime > t->last_ktime)
 		t->last_ktime = h->ktime;
+	if (p && p->pending) {
+		rc = adopt(t, p, h->kind == BC_REC_PROC_NAME ? (const void *)h : NULL);
+		if (rc)
+			return rc;
+		p = find(t, h->pid);
+	}
 	if (p && h->kind == BC_REC_PROC_EXEC) {
 		rc = on_exec(t, p, (const struct bc_rec_exec *)h);
 		if (rc)
@@ -418,6 +419,11 @@ static int tree_end(struct bc_sink *s, const struct bc_session_end *end)
 {
 	struct er_tree *t = (struct er_tree *)s;
 	int rc = 0;
+
+	/* attached beside the founder and silent throughout: its experiment all the same */
+	for (size_t i = 0; i < t->n_procs && !rc; i++)
+		if (t->procs[i].pending)
+			rc = adopt(t, &t->procs[i], NULL);
 
 	/* Descendants still running when recording stops end here too, without an exit. */
 	for (size_t i = 0; i < t->n_procs; i++) {

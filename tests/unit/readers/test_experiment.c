@@ -436,6 +436,81 @@ static void test_bad_experiments(void **state)
 	free(log);
 }
 
+/*
+ * What log.xml says of the session is untrusted: bad numbers, pids and
+ * addresses are no facts, never errors; what parses is kept.
+ */
+static void test_bad_session_facts(void **state)
+{
+	struct fixture *fx = *state;
+	struct bc_er_info info;
+	char err[512];
+
+	write_exp(fx, false, NULL);
+	append_file(fx->exp, "log.xml",
+		    "<event kind=\"comment\" id=\"400\">bpfcollect: session exp_kernel=x "
+		    "exp_profile_us=99999999999 exp_sync_us=-4 exp_host_ip=1.2.3.4 "
+		    "exp_root_pid=42 exp_extra_pids=7,0,x,9</event>\n"
+		    "<system hostname=\"h\" os=\"BSD\" pagesz=\"-1\" npages=\"zz\"/>\n"
+		    "<cpu id=\"99999\" clk=\"1\"/><cpu id=\"1\" clk=\"nan\"/>\n");
+	memset(&info, 0, sizeof(info));
+	assert_int_equal(bc_er_read(fx->exp, NULL, &info, err, sizeof(err)), 0);
+	assert_false(info.kernel_exp);
+	assert_int_equal(info.profile_us, 0);
+	assert_int_equal(info.host_ip, 0);
+	assert_true(info.have_session_root);
+	assert_int_equal(info.session_root_pid, 42);
+	assert_int_equal(info.n_extra_pids, 1); /* 7, then 0 ends what parses */
+	assert_int_equal(info.extra_pids[0], 7);
+	assert_string_equal(info.host.release, "BSD");
+	assert_int_equal(info.host.cpu_mhz[1], 0);
+	bc_er_info_free(&info);
+}
+
+/* The argv after an exec or PROC_NAME record: exactly its size, a sane length, or refused. */
+static void test_args_tails(void **state)
+{
+	struct {
+		struct bc_rec_exec x;
+		struct bc_rec_exec_args a;
+	} ex = {.x.h = {.size = sizeof(ex), .kind = BC_REC_PROC_EXEC, .pid = 1, .tid = 1},
+		.a = {.args_len = 8, .args = "ls\0-l\0/x"}};
+	struct {
+		struct bc_rec_proc_name n;
+		struct bc_rec_exec_args a;
+	} pn = {.n.h = {.size = sizeof(pn), .kind = BC_REC_PROC_NAME, .pid = 1, .tid = 1},
+		.a = {.args_len = 3, .args = "sh"}};
+	struct bc_event ev;
+	const char *args;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(bc_decode(&ex, sizeof(ex), NULL, &ev), (int)sizeof(ex));
+	args = bc_exec_args(&ex.x, &len);
+	assert_non_null(args);
+	assert_int_equal(len, 8);
+	assert_memory_equal(args, "ls\0-l\0/x", 8);
+	ex.a.args_len = BC_EXEC_ARGS_MAX + 1; /* longer than it can be */
+	assert_int_equal(bc_decode(&ex, sizeof(ex), NULL, &ev), -EINVAL);
+	ex.a.args_len = 0; /* none read: no argv */
+	assert_int_equal(bc_decode(&ex, sizeof(ex), NULL, &ev), (int)sizeof(ex));
+	assert_null(bc_exec_args(&ex.x, &len));
+	ex.x.h.size = sizeof(ex.x) + 8; /* a tail of another size */
+	assert_int_equal(bc_decode(&ex, sizeof(ex), NULL, &ev), -EINVAL);
+	ex.x.h.size = sizeof(ex.x); /* format 1: no tail */
+	assert_int_equal(bc_decode(&ex, sizeof(ex), NULL, &ev), (int)sizeof(ex.x));
+	assert_null(bc_exec_args(&ex.x, &len));
+
+	assert_int_equal(bc_decode(&pn, sizeof(pn), NULL, &ev), (int)sizeof(pn));
+	args = bc_proc_name_args(&pn.n, &len);
+	assert_non_null(args);
+	assert_int_equal(len, 3);
+	pn.a.args_len = 5000;
+	assert_int_equal(bc_decode(&pn, sizeof(pn), NULL, &ev), -EINVAL);
+	pn.n.h.size = sizeof(pn.n) + 16;
+	assert_int_equal(bc_decode(&pn, sizeof(pn), NULL, &ev), -EINVAL);
+}
+
 /* The writer never leaves a torn record, even when the disk fills mid-write. */
 static void test_disk_full(void **state)
 {
@@ -563,8 +638,8 @@ static void test_gprofng(void **state)
 		if (strstr(line, "Warning") || strstr(line, "Error") || strstr(line, "rror:"))
 			fail_msg("gprofng: %s", line);
 		no_errors |= strcmp(line, "No errors\n") == 0;
-		lost_line |=
-			strcmp(line, "bpfcollect: lost func=1 syscall=3 proc=0 sample=0 sched=0 heap=0 sync=0 io=0 events=3\n") == 0;
+		lost_line |= strcmp(line, "bpfcollect: lost func=1 syscall=3 proc=0 sample=0 "
+					  "sched=0 heap=0 sync=0 io=0 events=3\n") == 0;
 		command_line |= strstr(line, "bpfcollect: command: /usr/bin/demo 'two words'") != 0;
 	}
 	assert_int_equal(pclose(p), 0);
@@ -585,6 +660,8 @@ int main(void)
 		T(test_truncated),
 		T(test_garbage),
 		T(test_bad_experiments),
+		T(test_bad_session_facts),
+		cmocka_unit_test(test_args_tails),
 		T(test_disk_full),
 		T(test_writer_rejects),
 		T(test_gprofng),

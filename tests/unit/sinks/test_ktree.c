@@ -14,8 +14,8 @@
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/report_procs.h"
 
-#define PID_KID 4195001u
-#define PID_OLD 4195000u /* ran before recording */
+#define PID_KID	 4195001u
+#define PID_OLD	 4195000u /* ran before recording */
 #define OLD_PPID 4321u
 
 struct offcpu_rec {

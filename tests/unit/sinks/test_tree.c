@@ -38,15 +38,14 @@ static void fork_kid(struct bc_sink *s, uint64_t seq, uint64_t ktime)
 }
 
 /* The kid makes `calls` calls and exits. */
-static void kid_life(struct bc_sink *s, const struct bc_functab *funcs, int calls,
-		     uint64_t ktime)
+static void kid_life(struct bc_sink *s, const struct bc_functab *funcs, int calls, uint64_t ktime)
 {
 	uint64_t seq = 1;
 
 	for (int i = 0; i < calls; i++) {
-		struct bc_rec_func_entry e = {
-			.h = head(sizeof(e), BC_REC_FUNC_ENTRY, PID_KID, seq++, ktime + (uint64_t)i),
-			.func_id = 0};
+		struct bc_rec_func_entry e = {.h = head(sizeof(e), BC_REC_FUNC_ENTRY, PID_KID,
+							seq++, ktime + (uint64_t)i),
+					      .func_id = 0};
 
 		feed_raw(s, &e, funcs);
 	}
@@ -82,8 +81,7 @@ static void test_pid_reuse(void **state)
 	struct bc_sink *s;
 
 	assert_int_equal(
-		bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), err, sizeof(err)),
-		0);
+		bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), err, sizeof(err)), 0);
 	s = bc_er_tree_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	assert_int_equal(bc_sink_begin(s, &sess), 0);
@@ -98,7 +96,7 @@ static void test_pid_reuse(void **state)
 	snprintf(path, sizeof(path), "%s/_f1.er", fx->exp);
 	assert_int_equal(events_in(path), 3); /* 2 calls and the exit */
 	snprintf(path, sizeof(path), "%s/_f2.er", fx->exp);
-	assert_int_equal(events_in(path), 6); /* 5 calls and the exit */
+	assert_int_equal(events_in(path), 6);	 /* 5 calls and the exit */
 	assert_int_equal(events_in(fx->exp), 2); /* the founder: its two forks */
 }
 
@@ -126,8 +124,7 @@ static void test_attached_beside(void **state)
 
 	strcpy(pn.n.comm, "server");
 	assert_int_equal(
-		bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), err, sizeof(err)),
-		0);
+		bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), err, sizeof(err)), 0);
 	s = bc_er_tree_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	assert_int_equal(bc_sink_begin(s, &sess), 0);

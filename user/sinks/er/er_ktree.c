@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "er_profile.h"
+#include "bpfcollect/containers.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"
@@ -49,7 +50,8 @@ struct er_ktree {
 	struct bc_session sess; /* the founder's; children get a copy */
 	struct bc_sink *founder;
 	struct kproc *procs;
-	size_t n_procs;
+	size_t n_procs, cap_procs;
+	struct bc_idmap by_pid;	  /* pid -> index + 1 into procs */
 	struct bc_mapset maps;	  /* mappings of processes without an open subexperiment */
 	struct bc_live_set known; /* processes whose mappings `maps` holds since they began */
 	size_t subexps;
@@ -58,25 +60,26 @@ struct er_ktree {
 
 static struct kproc *find(struct er_ktree *t, uint32_t pid)
 {
-	for (size_t i = 0; i < t->n_procs; i++)
-		if (t->procs[i].pid == pid)
-			return &t->procs[i];
-	return NULL;
+	uint32_t *i = bc_idmap_find(&t->by_pid, pid);
+
+	return i && *i ? &t->procs[*i - 1] : NULL;
 }
 
+/* The process pid, made on first sight. */
 static struct kproc *get(struct er_ktree *t, uint32_t pid)
 {
-	struct kproc *p = find(t, pid), *v;
+	struct kproc *p = find(t, pid);
+	uint32_t *i;
 
 	if (p)
 		return p;
-	v = realloc(t->procs, (t->n_procs + 1) * sizeof(*v));
-	if (!v)
+	if (BC_GROW(t->procs, t->cap_procs, t->n_procs + 1) ||
+	    bc_idmap_get_or_add(&t->by_pid, pid, 0, &i))
 		return NULL;
-	t->procs = v;
-	p = &v[t->n_procs++];
+	p = &t->procs[t->n_procs];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	*i = (uint32_t)++t->n_procs;
 	return p;
 }
 
@@ -412,6 +415,7 @@ static void ktree_destroy(struct bc_sink *s)
 	bc_sink_destroy(t->founder);
 	bc_mapset_free(&t->maps);
 	bc_live_free(&t->known);
+	bc_idmap_free(&t->by_pid);
 	free(t->procs);
 	free(t->path);
 	free(t);

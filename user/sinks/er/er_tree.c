@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bpfcollect/containers.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/xml.h"
@@ -48,7 +49,8 @@ struct er_tree {
 	char *path;
 	struct bc_session sess; /* the founder's, copied for the children */
 	struct proc_exp *procs;
-	size_t n_procs;
+	size_t n_procs, cap_procs;
+	struct bc_idmap by_pid; /* pid -> index + 1 of its process now in procs */
 	struct bc_sink *founder;
 	uint64_t last_ktime;
 	char err[512];
@@ -56,22 +58,25 @@ struct er_tree {
 
 static struct proc_exp *find(struct er_tree *t, uint32_t pid)
 {
-	for (size_t i = 0; i < t->n_procs; i++)
-		if (t->procs[i].pid == pid)
-			return &t->procs[i];
-	return NULL;
+	uint32_t *i = bc_idmap_find(&t->by_pid, pid);
+
+	return i && *i ? &t->procs[*i - 1] : NULL;
 }
 
+/* A new process pid: it is the one find() gives from now on. */
 static struct proc_exp *add(struct er_tree *t, uint32_t pid)
 {
-	struct proc_exp *v = realloc(t->procs, (t->n_procs + 1) * sizeof(*v));
+	struct proc_exp *v;
+	uint32_t *i;
 
-	if (!v)
+	if (BC_GROW(t->procs, t->cap_procs, t->n_procs + 1) ||
+	    bc_idmap_get_or_add(&t->by_pid, pid, 0, &i))
 		return NULL;
-	t->procs = v;
-	memset(&v[t->n_procs], 0, sizeof(*v));
-	v[t->n_procs].pid = pid;
-	return &v[t->n_procs++];
+	v = &t->procs[t->n_procs];
+	memset(v, 0, sizeof(*v));
+	v->pid = pid;
+	*i = (uint32_t)++t->n_procs;
+	return v;
 }
 
 /*
@@ -88,9 +93,7 @@ static struct proc_exp *reuse_or_add(struct er_tree *t, struct proc_exp *old, ui
 		old->pid = pid;
 		return old;
 	}
-	if (old)
-		old->pid = 0;
-	return add(t, pid);
+	return add(t, pid); /* the founder's entry stays, no longer found by pid */
 }
 
 /* Creates DIR/LINEAGE.er and begins its writer for process pid, named by its p->args. */
@@ -449,6 +452,7 @@ static void tree_destroy(struct bc_sink *s)
 	bc_sink_destroy(t->founder);
 	for (size_t i = 0; i < t->n_procs; i++)
 		free(t->procs[i].args);
+	bc_idmap_free(&t->by_pid);
 	free(t->procs);
 	free(t->path);
 	free(t);

@@ -21,6 +21,13 @@ test_formats() {
 	done < <("$BC" convert --list-formats)
 	check "convert --list-formats names the formats (er, prf-csv, prf-dump, text, ...)" \
 		test "$formats" -ge 4
+	local undocumented=""
+	while read -r name output suffix; do
+		grep -q -- "\`$name\`" "$HERE/../../README.md" || undocumented="$undocumented $name"
+		grep -q -- "  $name " <("$BC" record --help) || undocumented="$undocumented $name(record --help)"
+		grep -q -- "  $name " <("$BC" convert --help) || undocumented="$undocumented $name(convert --help)"
+	done < <("$BC" convert --list-formats)
+	check_eq "every registered format is in README and both --help texts" "" "$undocumented"
 	"$BC" record -q -o fmt.er "${args[@]}" -p on -H on -s on -i on --offcpu --syscalls \
 		-S 0.02 -u 'tgt_*' -- "$TGT/kinds" fmt.d >fmt.out 2>fmt.err
 	check_eq "record with every format at once exits 0" 0 $?

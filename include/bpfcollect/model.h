@@ -135,6 +135,8 @@ struct bc_host {
 	unsigned int cpu_mhz[BC_HOST_MAX_CPUS]; /* 0: not known */
 };
 
+struct bc_state; /* bpfcollect/state.h */
+
 /* What is known when recording starts. */
 struct bc_session {
 	char *const *argv;	/* traced command, NULL-terminated */
@@ -161,6 +163,12 @@ struct bc_session {
 	 */
 	const char *kallsyms;
 	bool kallsyms_formatted;
+	/*
+	 * What the stream has said of the processes so far, kept by the
+	 * producer and updated before each record reaches the sinks
+	 * (bpfcollect/state.h). NULL: a producer that keeps none.
+	 */
+	const struct bc_state *state;
 	const struct bc_functab *funcs;
 	uint32_t ringbuf_bytes;
 	bool syscalls;

@@ -19,6 +19,7 @@
 #include "bpfcollect/model.h"
 #include "bpfcollect/record.h"
 #include "bpfcollect/record_opts.h"
+#include "bpfcollect/state.h"
 
 struct collect_bpf;
 struct ring_buffer;
@@ -35,7 +36,8 @@ struct recorder {
 	struct ring_buffer *ring;
 	struct bc_mapset maps; /* executable mappings of every traced process */
 	struct bc_live_set live;
-	struct bc_idmap seen; /* -k, -a: pids whose processes the stream has introduced */
+	struct bc_idmap seen;  /* -k, -a: pids whose processes the stream has introduced */
+	struct bc_state state; /* what the stream said of the processes: the sinks' view */
 	struct bc_child child;
 	uint32_t root_pid;     /* the launched process, or the first one attached to */
 	const uint32_t *roots; /* the processes traced from the start: root_pid first */

@@ -149,7 +149,10 @@ int bc_recorder_on_record(void *ctx, void *data, size_t size)
 	default:
 		break;
 	}
-	rc = bc_sink_event(r->sink, &ev);
+	/* the shared view of the processes first, so every sink reads it up to date */
+	rc = bc_state_event(&r->state, ev.rec);
+	if (rc >= 0)
+		rc = bc_sink_event(r->sink, &ev);
 	if (rc < 0) {
 		r->sink_error = rc;
 		return rc;

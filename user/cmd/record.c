@@ -299,6 +299,7 @@ static void record_new(struct record_run *x)
 	bc_functab_init(&x->r.funcs);
 	bc_functab_init(&x->r.heap_funcs);
 	bc_functab_init(&x->r.sync_funcs);
+	bc_state_init(&x->r.state);
 }
 
 /* What to probe, before anything is created: a typo leaves no empty experiment. */
@@ -461,6 +462,12 @@ static int record_begin(struct record_run *x)
 	sess.kallsyms = o->profile_us ? "/proc/kallsyms" : NULL;
 	if (r->root_pid)
 		bc_proc_ids(r->root_pid, &sess.ppid, &sess.pgrp, &sess.sid);
+	rc = bc_state_begin(&r->state, &sess);
+	if (rc < 0) {
+		snprintf(x->err, sizeof(x->err), "out of memory");
+		return rc;
+	}
+	sess.state = &r->state;
 	rc = bc_sink_begin(r->sink, &sess);
 	if (rc < 0) {
 		snprintf(x->err, sizeof(x->err), "cannot write the experiment %s: %s", x->exp_path,
@@ -664,6 +671,7 @@ static void record_free(struct record_run *x)
 	bc_functab_free(&r->sync_funcs);
 	bc_live_free(&r->live);
 	bc_idmap_free(&r->seen);
+	bc_state_free(&r->state);
 	bc_record_opts_free(&x->opts);
 	free(x->attach_roots);
 	free(x->attach_argv);

@@ -267,7 +267,7 @@ bool bc_er_replay_peek(const struct bc_er_reader *r, uint64_t *ktime)
  * The next item in time order. A mapping comes after the records of its
  * time, as the agent sends them: an exec's or a fork's mappings follow it.
  */
-int bc_er_replay_step(struct bc_er_reader *r, struct bc_sink *sink)
+int bc_er_replay_step(struct bc_er_reader *r, struct bc_sink *sink, struct bc_state *state)
 {
 	struct bc_er_replay *rp = &r->rp;
 	const struct bc_rec_head *h = rp->heap_n ? stream_head(rp, rp->heap[0]) : NULL;
@@ -283,6 +283,8 @@ int bc_er_replay_step(struct bc_er_reader *r, struct bc_sink *sink)
 		return 0;
 	st = &rp->streams[rp->heap[0]];
 	bc_decode(h, h->size, &r->info->funcs, &ev); /* validated while indexing */
+	if ((err = bc_state_event(state, h)))
+		return bc_er_fail(r, err, "%s: out of memory", r->path);
 	if ((err = bc_sink_event(sink, &ev)))
 		return sink_fail(r, sink, err);
 	r->info->events_read++;
@@ -353,21 +355,33 @@ int bc_er_replay(struct bc_er_reader *r, struct bc_sink *sink)
 {
 	struct bc_session sess;
 	struct bc_session_end end;
+	struct bc_state state;
 	uint64_t t;
 	int err;
 
+	bc_state_init(&state);
 	bc_er_replay_session(r, &sess);
-	if ((err = bc_sink_begin(sink, &sess)))
-		return sink_fail(r, sink, err);
+	sess.state = &state;
+	err = bc_state_begin(&state, &sess);
+	if (err) {
+		err = bc_er_fail(r, err, "%s: out of memory", r->path);
+		goto out;
+	}
+	if ((err = bc_sink_begin(sink, &sess))) {
+		err = sink_fail(r, sink, err);
+		goto out;
+	}
 	if ((err = bc_er_replay_start(r)))
-		return err;
+		goto out;
 	while (bc_er_replay_peek(r, &t))
-		if ((err = bc_er_replay_step(r, sink)))
-			return err;
+		if ((err = bc_er_replay_step(r, sink, &state)))
+			goto out;
 	bc_er_replay_end(r, &end);
 	if ((err = bc_sink_end(sink, &end)))
-		return sink_fail(r, sink, err);
-	return 0;
+		err = sink_fail(r, sink, err);
+out:
+	bc_state_free(&state);
+	return err;
 }
 
 void bc_er_replay_free(struct bc_er_reader *r)

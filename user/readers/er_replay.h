@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/state.h"
 
 #define BC_ER_NO_NEXT UINT32_MAX
 
@@ -88,11 +89,12 @@ int bc_er_replay(struct bc_er_reader *r, struct bc_sink *sink);
 /*
  * The same in steps, so several experiments replay as one stream: start,
  * then while peek gives the time of r's next item (false: none left), step
- * passes that one item to sink. Errors as bc_er_replay's.
+ * passes that one item to sink, state (the producer's view of the
+ * processes, bpfcollect/state.h) updated first. Errors as bc_er_replay's.
  */
 int bc_er_replay_start(struct bc_er_reader *r);
 bool bc_er_replay_peek(const struct bc_er_reader *r, uint64_t *ktime);
-int bc_er_replay_step(struct bc_er_reader *r, struct bc_sink *sink);
+int bc_er_replay_step(struct bc_er_reader *r, struct bc_sink *sink, struct bc_state *state);
 /* The session and end that replay's begin and end pass, from r's log.xml. */
 void bc_er_replay_session(const struct bc_er_reader *r, struct bc_session *sess);
 void bc_er_replay_end(const struct bc_er_reader *r, struct bc_session_end *end);

@@ -99,7 +99,8 @@ static void heap_down(struct reader_heap *h, size_t i)
 }
 
 /* Every record of every reader, in time order, into sink. */
-static int merge_readers(struct bc_er_reader *rd, size_t n, struct bc_sink *sink)
+static int merge_readers(struct bc_er_reader *rd, size_t n, struct bc_sink *sink,
+			 struct bc_state *state)
 {
 	struct reader_heap h = {.v = calloc(n, sizeof(size_t)), .t = calloc(n, sizeof(uint64_t))};
 	int err = 0;
@@ -116,7 +117,7 @@ static int merge_readers(struct bc_er_reader *rd, size_t n, struct bc_sink *sink
 	while (h.n && !err) {
 		size_t k = h.v[0];
 
-		err = bc_er_replay_step(&rd[k], sink);
+		err = bc_er_replay_step(&rd[k], sink, state);
 		if (!bc_er_replay_peek(&rd[k], &h.t[k]))
 			h.v[0] = h.v[--h.n];
 		heap_down(&h, 0);
@@ -136,25 +137,36 @@ static int replay_all(struct bc_er_reader *rd, size_t n, struct bc_sink *sink)
 {
 	struct bc_session sess;
 	struct bc_session_end end;
+	struct bc_state state;
 	int err;
 
+	bc_state_init(&state);
 	bc_er_replay_session(&rd[0], &sess);
 	/* a kernel founder keeps no kernel symbols: its subexperiments do */
 	for (size_t k = 1; !sess.kallsyms && k < n; k++)
 		sess.kallsyms = rd[k].info->kallmodsyms;
-	if ((err = bc_sink_begin(sink, &sess)))
-		return bc_er_fail(&rd[0], err, "%s: %s sink: %s", rd[0].path, sink->ops->name,
-				  strerror(-err));
+	sess.state = &state;
+	if ((err = bc_state_begin(&state, &sess))) {
+		err = bc_er_fail(&rd[0], err, "%s: out of memory", rd[0].path);
+		goto out;
+	}
+	if ((err = bc_sink_begin(sink, &sess))) {
+		err = bc_er_fail(&rd[0], err, "%s: %s sink: %s", rd[0].path, sink->ops->name,
+				 strerror(-err));
+		goto out;
+	}
 	for (size_t k = 0; k < n; k++)
 		if ((err = bc_er_replay_start(&rd[k])))
-			return err;
-	if ((err = merge_readers(rd, n, sink)))
-		return err;
+			goto out;
+	if ((err = merge_readers(rd, n, sink, &state)))
+		goto out;
 	bc_er_replay_end(&rd[0], &end);
 	if ((err = bc_sink_end(sink, &end)))
-		return bc_er_fail(&rd[0], err, "%s: %s sink: %s", rd[0].path, sink->ops->name,
-				  strerror(-err));
-	return 0;
+		err = bc_er_fail(&rd[0], err, "%s: %s sink: %s", rd[0].path, sink->ops->name,
+				 strerror(-err));
+out:
+	bc_state_free(&state);
+	return err;
 }
 
 int bc_er_read_tree(const char *exp_path, bool descendants, struct bc_sink *sink,

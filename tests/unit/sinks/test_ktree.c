@@ -11,6 +11,8 @@
  */
 #include "er_fixture.h"
 
+#include "bpfcollect/state.h"
+
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/report_procs.h"
 
@@ -23,12 +25,26 @@ struct offcpu_rec {
 	uint64_t ips[2];
 };
 
+/* What the stream's producer keeps: the shared view of the processes (bpfcollect/state.h). */
+static struct bc_state producer_state;
+
+/* Begins s as a producer does: the state first, then the sinks. */
+static void begin(struct bc_sink *s, struct bc_session *sess)
+{
+	bc_state_free(&producer_state);
+	bc_state_init(&producer_state);
+	assert_int_equal(bc_state_begin(&producer_state, sess), 0);
+	sess->state = &producer_state;
+	assert_int_equal(bc_sink_begin(s, sess), 0);
+}
+
 static void feed_raw(struct bc_sink *s, const void *rec, const struct bc_functab *funcs)
 {
 	const struct bc_rec_head *h = rec;
 	struct bc_event ev;
 
 	assert_int_equal(bc_decode(rec, h->size, funcs, &ev), h->size);
+	assert_int_equal(bc_state_event(&producer_state, h), 0);
 	assert_int_equal(bc_sink_event(s, &ev), 0);
 }
 
@@ -100,7 +116,7 @@ static void write_ktree(struct fixture *fx)
 		0);
 	s = bc_er_ktree_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
-	assert_int_equal(bc_sink_begin(s, &sess), 0);
+	begin(s, &sess);
 
 	/* the agent introduces the process that ran before: name, parent, argv, mappings */
 	struct {
@@ -392,5 +408,8 @@ int main(void)
 		cmocka_unit_test(test_split),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+
+	bc_state_free(&producer_state);
+	return failed;
 }

@@ -8,8 +8,23 @@
  */
 #include "er_fixture.h"
 
+#include "bpfcollect/state.h"
+
 #define PID_ROOT 4195000u
 #define PID_KID	 4195001u
+
+/* What the stream's producer keeps: the shared view of the processes (bpfcollect/state.h). */
+static struct bc_state producer_state;
+
+/* Begins s as a producer does: the state first, then the sinks. */
+static void begin(struct bc_sink *s, struct bc_session *sess)
+{
+	bc_state_free(&producer_state);
+	bc_state_init(&producer_state);
+	assert_int_equal(bc_state_begin(&producer_state, sess), 0);
+	sess->state = &producer_state;
+	assert_int_equal(bc_sink_begin(s, sess), 0);
+}
 
 static void feed_raw(struct bc_sink *s, const void *rec, const struct bc_functab *funcs)
 {
@@ -17,6 +32,7 @@ static void feed_raw(struct bc_sink *s, const void *rec, const struct bc_functab
 	struct bc_event ev;
 
 	assert_int_equal(bc_decode(rec, h->size, funcs, &ev), h->size);
+	assert_int_equal(bc_state_event(&producer_state, h), 0);
 	assert_int_equal(bc_sink_event(s, &ev), 0);
 }
 
@@ -84,7 +100,7 @@ static void test_pid_reuse(void **state)
 		bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), err, sizeof(err)), 0);
 	s = bc_er_tree_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
-	assert_int_equal(bc_sink_begin(s, &sess), 0);
+	begin(s, &sess);
 	fork_kid(s, 1, T0 + NS);
 	kid_life(s, &fx->funcs, 2, T0 + 2 * NS);
 	/* the same pid again: a second child */
@@ -127,7 +143,7 @@ static void test_attached_beside(void **state)
 		bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), err, sizeof(err)), 0);
 	s = bc_er_tree_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
-	assert_int_equal(bc_sink_begin(s, &sess), 0);
+	begin(s, &sess);
 	feed_raw(s, &pn, NULL);
 	kid_life(s, &fx->funcs, 1, T0 + 1000);
 	assert_int_equal(bc_sink_end(s, &end), 0);
@@ -149,5 +165,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_attached_beside, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+
+	bc_state_free(&producer_state);
+	return failed;
 }

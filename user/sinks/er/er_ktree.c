@@ -25,6 +25,7 @@
 #include "er_profile.h"
 #include "bpfcollect/containers.h"
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/state.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"
 #include "bpfcollect/procinfo.h"
@@ -34,11 +35,6 @@
 /* A traced process with a subexperiment open, or waiting for its first user record. */
 struct kproc {
 	uint32_t pid;
-	char comm[BC_COMM_LEN + 1];
-	char *exe;     /* from its exec record, NULL if none seen */
-	char *args;    /* its argv, from its exec or PROC_NAME record; NULL: none seen */
-	uint32_t ppid; /* its parent, from its fork or PROC_NAME record; 0: unknown */
-	size_t args_len;
 	struct bc_sink *writer; /* NULL until its first user-level record */
 	int exit_code;
 	bool exited;
@@ -108,7 +104,9 @@ static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 	struct bc_session s = t->sess;
 	int rc;
 
-	snprintf(comm, sizeof(comm), "%s", p->comm);
+	const struct bc_proc *sp = bc_state_proc(t->sess.state, p->pid);
+
+	snprintf(comm, sizeof(comm), "%s", sp ? sp->comm : "");
 	rc = bc_er_process_name(t->path, p->pid, comm, sizeof(comm), name, sizeof(name));
 	if (rc)
 		return rc;
@@ -120,12 +118,13 @@ static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 	if (!p->writer)
 		return -EIO;
 	/* its exec or the agent's PROC_NAME said its argv; else its file or name */
-	rc = bc_argv_split(p->args, p->args_len, p->exe ? p->exe : comm, &argv, &argbuf);
+	rc = bc_argv_split(sp ? sp->args : NULL, sp ? sp->args_len : 0,
+			   sp && sp->exe ? sp->exe : comm, &argv, &argbuf);
 	if (rc < 0)
 		return rc;
 	s.argv = argv;
 	s.root_pid = p->pid;
-	s.ppid = (int32_t)p->ppid;
+	s.ppid = sp ? (int32_t)sp->ppid : 0;
 	s.pgrp = s.sid = 0; /* not in the stream */
 	s.start_ktime = ktime;
 	s.attached = true;
@@ -192,12 +191,6 @@ static int child_event(struct er_ktree *t, const struct bc_event *ev)
 	return p->writer ? bc_sink_event(p->writer, ev) : 0;
 }
 
-static void set_comm(struct kproc *p, const char comm[BC_COMM_LEN])
-{
-	memcpy(p->comm, comm, BC_COMM_LEN);
-	p->comm[BC_COMM_LEN] = 0;
-}
-
 static int on_exec(struct er_ktree *t, const struct bc_rec_exec *x)
 {
 	struct kproc *p = get(t, x->h.pid);
@@ -211,18 +204,6 @@ static int on_exec(struct er_ktree *t, const struct bc_rec_exec *x)
 		if (!rc)
 			rc = end_child(p, x->h.ktime);
 	}
-	set_comm(p, x->comm);
-	free(p->exe);
-	p->exe = strndup(x->filename, x->filename_len);
-	free(p->args);
-	p->args = NULL;
-	p->args_len = 0;
-	const char *args = bc_exec_args(x, &p->args_len);
-
-	if (args && (p->args = malloc(p->args_len)))
-		memcpy(p->args, args, p->args_len);
-	else
-		p->args_len = 0;
 	/* The new image's mappings come next, from the recorder: all of them. */
 	bc_mapset_drop(&t->maps, x->h.pid);
 	if (!rc)
@@ -259,27 +240,14 @@ static int ktree_begin(struct bc_sink *s, const struct bc_session *sess)
 	return rc;
 }
 
-/* The agent's PROC_NAME of a process that began before recording: its name, parent, argv. */
+/*
+ * The agent's PROC_NAME of a process that began before recording (the
+ * shared state has its name, parent and argv): its mappings from /proc
+ * come next, from the agent, so its history is whole.
+ */
 static int on_proc_name(struct er_ktree *t, const struct bc_rec_proc_name *n)
 {
-	struct kproc *p = get(t, n->h.pid);
-	const char *args;
-	size_t len;
-
-	if (!p)
-		return -ENOMEM;
-	set_comm(p, n->comm);
-	p->ppid = n->ppid;
-	free(p->args);
-	p->args = NULL;
-	p->args_len = 0;
-	args = bc_proc_name_args(n, &len);
-	if (args && (p->args = malloc(len)))
-		p->args_len = len;
-	if (p->args)
-		memcpy(p->args, args, len);
-	/* its mappings from /proc come next, from the agent: its history is whole */
-	return bc_live_add(&t->known, n->h.pid);
+	return get(t, n->h.pid) ? bc_live_add(&t->known, n->h.pid) : -ENOMEM;
 }
 
 static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
@@ -321,21 +289,7 @@ static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
 			return -ENOMEM;
 		/* a reused pid is a new process */
 		end_child(p, h->ktime);
-		free(p->exe);
-		p->exe = NULL;
-		free(p->args);
-		p->args = NULL;
-		p->args_len = 0;
 		p->exited = false;
-		set_comm(p, f->comm);
-		/* it runs its parent's command line until it execs */
-		p->ppid = h->pid;
-		struct kproc *parent = find(t, h->pid);
-
-		if (parent && parent->args && (p->args = malloc(parent->args_len))) {
-			memcpy(p->args, parent->args, parent->args_len);
-			p->args_len = parent->args_len;
-		}
 		/* A child's mappings are its parent's copy, which the recorder sends now. */
 		bc_mapset_drop(&t->maps, f->child_pid);
 		return bc_live_add(&t->known, f->child_pid);
@@ -409,8 +363,6 @@ static void ktree_destroy(struct bc_sink *s)
 
 	for (size_t i = 0; i < t->n_procs; i++) {
 		bc_sink_destroy(t->procs[i].writer);
-		free(t->procs[i].exe);
-		free(t->procs[i].args);
 	}
 	bc_sink_destroy(t->founder);
 	bc_mapset_free(&t->maps);

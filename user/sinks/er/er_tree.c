@@ -18,6 +18,7 @@
 
 #include "bpfcollect/containers.h"
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/state.h"
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/xml.h"
 
@@ -38,10 +39,7 @@ struct proc_exp {
 	bool launch_exec_pending;	   /* the founder's exec of the command */
 	int exit_code;			   /* from its PROC_EXIT record */
 	bool exited;
-	char *args; /* its command line now: NUL-separated words, from the stream */
-	size_t args_len;
-	int32_t ppid, pgrp, sid; /* the session's for the founder; a fork's parent's */
-	bool pending;		 /* attached beside the founder: opened at its PROC_NAME */
+	bool pending; /* attached beside the founder: opened at its PROC_NAME */
 };
 
 struct er_tree {
@@ -88,7 +86,6 @@ static struct proc_exp *add(struct er_tree *t, uint32_t pid)
 static struct proc_exp *reuse_or_add(struct er_tree *t, struct proc_exp *old, uint32_t pid)
 {
 	if (old && old != &t->procs[0]) {
-		free(old->args);
 		memset(old, 0, sizeof(*old));
 		old->pid = pid;
 		return old;
@@ -96,7 +93,7 @@ static struct proc_exp *reuse_or_add(struct er_tree *t, struct proc_exp *old, ui
 	return add(t, pid); /* the founder's entry stays, no longer found by pid */
 }
 
-/* Creates DIR/LINEAGE.er and begins its writer for process pid, named by its p->args. */
+/* Creates DIR/LINEAGE.er and begins its writer for process pid, as the stream describes it. */
 static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, const char *command)
 {
 	char path[4096], **argv = NULL, *argbuf = NULL;
@@ -110,15 +107,17 @@ static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, con
 	p->writer = bc_er_sink_new(path, t->err, sizeof(t->err));
 	if (!p->writer)
 		return -EIO;
-	rc = bc_argv_split(p->args, p->args_len, command, &argv, &argbuf);
+	const struct bc_proc *sp = bc_state_proc(t->sess.state, p->pid);
+
+	rc = bc_argv_split(sp ? sp->args : NULL, sp ? sp->args_len : 0, command, &argv, &argbuf);
 	if (rc < 0)
 		return rc;
 	s.argv = argv;
 	s.whole = &t->sess;
 	s.root_pid = p->pid;
-	s.ppid = p->ppid;
-	s.pgrp = p->pgrp;
-	s.sid = p->sid;
+	s.ppid = sp ? (int32_t)sp->ppid : 0;
+	s.pgrp = sp ? sp->pgrp : 0;
+	s.sid = sp ? sp->sid : 0;
 	s.start_ktime = ktime;
 	rc = bc_sink_begin(p->writer, &s);
 	free(argv);
@@ -157,8 +156,7 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 	uint64_t shared = f->clone_flags & (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND);
 	bool fork_like = !shared || ((f->clone_flags & CLONE_VFORK) && shared == CLONE_VM);
 	struct proc_exp *child;
-	char lineage[LINEAGE_MAX], *args = NULL;
-	size_t args_len;
+	char lineage[LINEAGE_MAX];
 	int n;
 
 	child = find(t, f->child_pid);
@@ -168,25 +166,10 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 		     fork_like ? ++parent->forks : ++parent->clones);
 	if (n >= (int)sizeof(lineage))
 		return -ENAMETOOLONG;
-	/* a fork runs its parent's command line until it execs */
-	if (parent->args_len && !(args = malloc(parent->args_len)))
-		return -ENOMEM;
-	if (args)
-		memcpy(args, parent->args, parent->args_len);
-	args_len = parent->args_len;
-	int32_t pgrp = parent->pgrp, sid = parent->sid;
-
 	child = reuse_or_add(t, child, f->child_pid);
-	if (!child) {
-		free(args);
+	if (!child)
 		return -ENOMEM;
-	}
 	parent = NULL; /* add() may have moved it */
-	child->args = args;
-	child->args_len = args_len;
-	child->ppid = (int32_t)f->h.pid;
-	child->pgrp = pgrp; /* as inherited: a setsid or setpgid later is not in the stream */
-	child->sid = sid;
 	memcpy(child->lineage, lineage, sizeof(lineage));
 	n = open_child(t, child, f->h.ktime, "(fork)");
 	if (n < 0)
@@ -195,25 +178,6 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 
 	return log_descendant(t, creator, f->h.ktime, fork_like ? "fork" : "clone", lineage,
 			      f->child_pid);
-}
-
-/* The command line of a new image: the exec record's argv (none: set at open from the file). */
-static int set_exec_args(struct proc_exp *p, const struct bc_rec_exec *x)
-{
-	size_t len;
-	const char *args = bc_exec_args(x, &len);
-
-	free(p->args);
-	p->args = NULL;
-	p->args_len = 0;
-	if (!args)
-		return 0;
-	p->args = malloc(len);
-	if (!p->args)
-		return -ENOMEM;
-	memcpy(p->args, args, len);
-	p->args_len = len;
-	return 0;
 }
 
 static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_exec *x)
@@ -251,9 +215,6 @@ static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_ex
 	}
 	memcpy(p->lineage, lineage, sizeof(lineage));
 	p->forks = p->execs = p->clones = 0;
-	rc = set_exec_args(p, x);
-	if (rc)
-		return rc;
 	rc = open_child(t, p, x->h.ktime, file);
 	if (rc)
 		return rc;
@@ -281,38 +242,22 @@ int bc_er_process_name(const char *founder, uint32_t pid, char *comm, size_t com
 }
 
 /*
- * A process attached to beside the founder (-P A,B): the subexperiment
- * _COMM_PID_PID.1.er, named as collect names the processes of a kernel
- * experiment; the number moves up if the name is taken.
+ * A process attached to beside the founder (-P A,B), as the stream names it
+ * (the agent's PROC_NAME record; "unknown" when it was gone): the
+ * subexperiment _COMM_PID_PID.1.er, named as collect names the processes
+ * of a kernel experiment; the number moves up if the name is taken. It
+ * starts with the recording.
  */
-/*
- * A process attached to beside the founder (-P A,B), as the agent's
- * PROC_NAME record introduces it (n; NULL when none came: it was gone):
- * the subexperiment _COMM_PID_PID.1.er, named as collect names the
- * processes of a kernel experiment; the number moves up if the name is
- * taken. It starts with the recording.
- */
-static int adopt(struct er_tree *t, struct proc_exp *p, const struct bc_rec_proc_name *n)
+static int adopt(struct er_tree *t, struct proc_exp *p)
 {
-	char comm[BC_COMM_LEN + 1] = "", lineage[LINEAGE_MAX];
+	const struct bc_proc *sp = bc_state_proc(t->sess.state, p->pid);
+	char comm[BC_COMM_LEN + 1], lineage[LINEAGE_MAX];
 	uint64_t ktime = t->sess.start_ktime;
-	const char *args = NULL;
-	size_t len = 0;
 	uint32_t pid = p->pid;
 	int rc;
 
 	p->pending = false;
-	if (n) {
-		snprintf(comm, sizeof(comm), "%.*s", BC_COMM_LEN, n->comm);
-		p->ppid = (int32_t)n->ppid;
-		args = bc_proc_name_args(n, &len);
-	}
-	if (args && !(p->args = malloc(len)))
-		return -ENOMEM;
-	if (args) {
-		memcpy(p->args, args, len);
-		p->args_len = len;
-	}
+	snprintf(comm, sizeof(comm), "%s", sp ? sp->comm : "");
 	rc = bc_er_process_name(t->path, pid, comm, sizeof(comm), lineage, sizeof(lineage));
 	if (rc)
 		return rc;
@@ -338,12 +283,6 @@ static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
 		return -ENOMEM;
 	root->writer = t->founder;
 	root->launch_exec_pending = !sess->attached;
-	root->ppid = sess->ppid;
-	root->pgrp = sess->pgrp;
-	root->sid = sess->sid;
-	rc = bc_argv_join(sess->argv, &root->args, &root->args_len);
-	if (rc)
-		return rc;
 	/* the others attached: the agent's PROC_NAME of each comes first */
 	for (size_t i = 0; i < sess->n_extra_pids; i++) {
 		if (find(t, sess->extra_pids[i]))
@@ -366,7 +305,7 @@ static int tree_event(struct bc_sink *s, const struct bc_event *ev)
 	if (h->ktime > t->last_ktime)
 		t->last_ktime = h->ktime;
 	if (p && p->pending) {
-		rc = adopt(t, p, h->kind == BC_REC_PROC_NAME ? (const void *)h : NULL);
+		rc = adopt(t, p);
 		if (rc)
 			return rc;
 		p = find(t, h->pid);
@@ -426,7 +365,7 @@ static int tree_end(struct bc_sink *s, const struct bc_session_end *end)
 	/* attached beside the founder and silent throughout: its experiment all the same */
 	for (size_t i = 0; i < t->n_procs && !rc; i++)
 		if (t->procs[i].pending)
-			rc = adopt(t, &t->procs[i], NULL);
+			rc = adopt(t, &t->procs[i]);
 
 	/* Descendants still running when recording stops end here too, without an exit. */
 	for (size_t i = 0; i < t->n_procs; i++) {
@@ -450,8 +389,6 @@ static void tree_destroy(struct bc_sink *s)
 		if (t->procs[i].writer && t->procs[i].writer != t->founder)
 			bc_sink_destroy(t->procs[i].writer);
 	bc_sink_destroy(t->founder);
-	for (size_t i = 0; i < t->n_procs; i++)
-		free(t->procs[i].args);
 	bc_idmap_free(&t->by_pid);
 	free(t->procs);
 	free(t->path);

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the event stream says of the processes so far: one table, hashed
+ * by pid, kept by the producer of the stream (the agent's drain, the
+ * experiment reader) and updated from each record before the sinks see
+ * it, so every sink reads the same facts instead of tracking its own:
+ * name, parent, command line, group and session, and which process a pid
+ * is now (a pid the kernel reuses is a new process, with a new serial).
+ */
+#ifndef BPFCOLLECT_STATE_H
+#define BPFCOLLECT_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfcollect/containers.h"
+#include "bpfcollect/model.h"
+
+struct bc_proc {
+	uint32_t pid;
+	uint32_t serial;   /* 1 for the first process seen with this pid, +1 for each reuse */
+	uint32_t ppid;	   /* its parent: from its fork, the agent's PROC_NAME, or the session */
+	int32_t pgrp, sid; /* the session's for the root; a fork's as inherited */
+	char comm[BC_COMM_LEN + 1];
+	char *args; /* its command line: NUL-separated words; NULL: none said */
+	size_t args_len;
+	char *exe;	      /* the file of its last exec; NULL: none seen */
+	uint64_t birth_ktime; /* its fork, or its first record */
+	bool exited;
+	int32_t exit_code; /* wait(2) status, when exited */
+};
+
+struct bc_state {
+	struct bc_proc *procs; /* every process seen; a pid's current one through by_pid */
+	size_t n, cap;
+	struct bc_idmap by_pid; /* pid -> index + 1 */
+};
+
+void bc_state_init(struct bc_state *s);
+void bc_state_free(struct bc_state *s);
+/* The root process(es) of a session: its argv and ids. 0 or -ENOMEM. */
+int bc_state_begin(struct bc_state *s, const struct bc_session *sess);
+/* Applies one record (fork, exec, exit, PROC_NAME; any other names its process). -ENOMEM. */
+int bc_state_event(struct bc_state *s, const struct bc_rec_head *h);
+/* The process pid is now; NULL when the stream has not named it. */
+const struct bc_proc *bc_state_proc(const struct bc_state *s, uint32_t pid);
+
+#endif /* BPFCOLLECT_STATE_H */

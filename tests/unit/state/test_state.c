@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The shared view of the processes: a fork's child runs its parent's
+ * command line in its group and session, an exec says its own, an agent's
+ * PROC_NAME names a process that ran before, and a pid the kernel hands
+ * out again is a new process (its serial moves up), with or without a
+ * fork seen.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bpfcollect/state.h"
+
+#define ROOT 100u
+#define KID  101u
+
+static struct bc_rec_head head(uint16_t size, uint16_t kind, uint32_t pid, uint64_t ktime)
+{
+	return (struct bc_rec_head){
+		.size = size, .kind = kind, .pid = pid, .tid = pid, .ktime = ktime};
+}
+
+static void fork_kid(struct bc_state *s, uint64_t ktime)
+{
+	struct bc_rec_fork f = {.h = head(sizeof(f), BC_REC_PROC_FORK, ROOT, ktime),
+				.child_pid = KID,
+				.child_tid = KID,
+				.comm = "root"};
+
+	assert_int_equal(bc_state_event(s, &f.h), 0);
+}
+
+static void exit_of(struct bc_state *s, uint32_t pid, uint64_t ktime)
+{
+	struct bc_rec_exit x = {.h = head(sizeof(x), BC_REC_PROC_EXIT, pid, ktime),
+				.exit_code = 7 << 8};
+
+	assert_int_equal(bc_state_event(s, &x.h), 0);
+}
+
+static void test_lifecycle(void **state)
+{
+	char *argv[] = {"/bin/root", "-v", NULL};
+	struct bc_session sess = {
+		.argv = argv, .root_pid = ROOT, .start_ktime = 5, .ppid = 1, .pgrp = 90, .sid = 91};
+	struct {
+		struct bc_rec_exec x;
+		struct bc_rec_exec_args a;
+	} ex = {.x = {.h = head(sizeof(ex), BC_REC_PROC_EXEC, KID, 30),
+		      .filename_len = 7,
+		      .comm = "ls",
+		      .filename = "/bin/ls"},
+		.a = {.args_len = 6, .args = "ls\0-l\0"}};
+	const struct bc_proc *p;
+	struct bc_state s;
+
+	(void)state;
+	bc_state_init(&s);
+	assert_null(bc_state_proc(&s, ROOT));
+	assert_int_equal(bc_state_begin(&s, &sess), 0);
+	p = bc_state_proc(&s, ROOT);
+	assert_non_null(p);
+	assert_int_equal(p->args_len, 13);
+	assert_memory_equal(p->args, "/bin/root\0-v\0", 13);
+	assert_int_equal(p->pgrp, 90);
+
+	fork_kid(&s, 20);
+	p = bc_state_proc(&s, KID);
+	assert_non_null(p);
+	assert_int_equal(p->serial, 1);
+	assert_int_equal(p->ppid, ROOT);
+	assert_string_equal(p->comm, "root");
+	assert_int_equal(p->sid, 91);
+	assert_memory_equal(p->args, "/bin/root\0-v\0", 13);
+	assert_int_equal(p->birth_ktime, 20);
+
+	assert_int_equal(bc_state_event(&s, &ex.x.h), 0);
+	p = bc_state_proc(&s, KID);
+	assert_string_equal(p->comm, "ls");
+	assert_string_equal(p->exe, "/bin/ls");
+	assert_int_equal(p->args_len, 6);
+	assert_memory_equal(p->args, "ls\0-l\0", 6);
+
+	exit_of(&s, KID, 40);
+	p = bc_state_proc(&s, KID);
+	assert_true(p->exited);
+	assert_int_equal(p->exit_code, 7 << 8);
+
+	/* the pid again, forked: a new process */
+	fork_kid(&s, 50);
+	p = bc_state_proc(&s, KID);
+	assert_int_equal(p->serial, 2);
+	assert_false(p->exited);
+	assert_null(p->exe);
+	assert_memory_equal(p->args, "/bin/root\0-v\0", 13);
+
+	/* and again with no fork seen (lost): its first record makes it new */
+	exit_of(&s, KID, 60);
+	struct bc_rec_func_entry e = {.h = head(sizeof(e), BC_REC_FUNC_ENTRY, KID, 70)};
+
+	assert_int_equal(bc_state_event(&s, &e.h), 0);
+	p = bc_state_proc(&s, KID);
+	assert_int_equal(p->serial, 3);
+	assert_int_equal(p->birth_ktime, 70);
+	assert_null(p->args);
+	bc_state_free(&s);
+}
+
+static void test_proc_name(void **state)
+{
+	struct {
+		struct bc_rec_proc_name n;
+		struct bc_rec_exec_args a;
+	} pn = {.n = {.h = head(sizeof(pn), BC_REC_PROC_NAME, 300, 1), .ppid = 1, .comm = "sshd"},
+		.a = {.args_len = 10, .args = "sshd\0-D\0-e"}};
+	struct bc_rec_lost l = {.h = head(sizeof(l), BC_REC_LOST, 300, 2)};
+	const struct bc_proc *p;
+	struct bc_state s;
+
+	(void)state;
+	bc_state_init(&s);
+	assert_int_equal(bc_state_event(&s, &pn.n.h), 0);
+	p = bc_state_proc(&s, 300);
+	assert_string_equal(p->comm, "sshd");
+	assert_int_equal(p->ppid, 1);
+	assert_int_equal(p->args_len, 10);
+	/* the agent's losses are about no process */
+	assert_int_equal(bc_state_event(&s, &l.h), 0);
+	assert_int_equal(bc_state_proc(&s, 300)->serial, 1);
+	assert_null(bc_state_proc(NULL, 300));
+	bc_state_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lifecycle),
+		cmocka_unit_test(test_proc_name),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

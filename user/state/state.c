@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+/* The processes the stream has named (see bpfcollect/state.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpfcollect/state.h"
+
+void bc_state_init(struct bc_state *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void bc_state_free(struct bc_state *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->procs[i].args);
+		free(s->procs[i].exe);
+	}
+	free(s->procs);
+	bc_idmap_free(&s->by_pid);
+	memset(s, 0, sizeof(*s));
+}
+
+static struct bc_proc *find(const struct bc_state *s, uint32_t pid)
+{
+	uint32_t *i = bc_idmap_find(&s->by_pid, pid);
+
+	return i && *i ? &s->procs[*i - 1] : NULL;
+}
+
+const struct bc_proc *bc_state_proc(const struct bc_state *s, uint32_t pid)
+{
+	return s ? find(s, pid) : NULL;
+}
+
+/* A new process with pid: the next serial after the one that had it. NULL: no memory. */
+static struct bc_proc *born(struct bc_state *s, uint32_t pid, uint64_t ktime)
+{
+	struct bc_proc *old = find(s, pid), *p;
+	uint32_t serial = old ? old->serial + 1 : 1, *i;
+
+	if (BC_GROW(s->procs, s->cap, s->n + 1) || bc_idmap_get_or_add(&s->by_pid, pid, 0, &i))
+		return NULL;
+	p = &s->procs[s->n];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->serial = serial;
+	p->birth_ktime = ktime;
+	*i = (uint32_t)++s->n;
+	return p;
+}
+
+static int set_args(struct bc_proc *p, const char *args, size_t len)
+{
+	char *copy = NULL;
+
+	if (args && len && !(copy = malloc(len)))
+		return -ENOMEM;
+	if (copy)
+		memcpy(copy, args, len);
+	free(p->args);
+	p->args = copy;
+	p->args_len = copy ? len : 0;
+	return 0;
+}
+
+static void set_comm(struct bc_proc *p, const char *comm)
+{
+	snprintf(p->comm, sizeof(p->comm), "%.*s", BC_COMM_LEN, comm);
+}
+
+int bc_state_begin(struct bc_state *s, const struct bc_session *sess)
+{
+	struct bc_proc *p;
+	char *args;
+	size_t len;
+	int rc;
+
+	if (!sess->root_pid)
+		return 0;
+	p = born(s, sess->root_pid, sess->start_ktime);
+	if (!p)
+		return -ENOMEM;
+	p->ppid = (uint32_t)sess->ppid;
+	p->pgrp = sess->pgrp;
+	p->sid = sess->sid;
+	rc = bc_argv_join(sess->argv, &args, &len);
+	if (rc)
+		return rc;
+	p->args = args;
+	p->args_len = len;
+	return 0;
+}
+
+/* A fork: the child runs its parent's command line, in its group and session. */
+static int on_fork(struct bc_state *s, const struct bc_rec_fork *f)
+{
+	struct bc_proc *p = born(s, f->child_pid, f->h.ktime);
+	const struct bc_proc *parent;
+
+	if (!p)
+		return -ENOMEM;
+	parent = find(s, f->h.pid); /* after born(): procs may have moved */
+	p->ppid = f->h.pid;
+	set_comm(p, f->comm);
+	if (!parent)
+		return 0;
+	p->pgrp = parent->pgrp;
+	p->sid = parent->sid;
+	return set_args(p, parent->args, parent->args_len);
+}
+
+static int on_exec(struct bc_proc *p, const struct bc_rec_exec *x)
+{
+	size_t len;
+	const char *args = bc_exec_args(x, &len);
+	char *exe = strndup(x->filename, x->filename_len);
+
+	if (!exe)
+		return -ENOMEM;
+	free(p->exe);
+	p->exe = exe;
+	set_comm(p, x->comm);
+	return set_args(p, args, len);
+}
+
+static int on_proc_name(struct bc_proc *p, const struct bc_rec_proc_name *n)
+{
+	size_t len;
+	const char *args = bc_proc_name_args(n, &len);
+
+	set_comm(p, n->comm);
+	p->ppid = n->ppid;
+	return args ? set_args(p, args, len) : 0;
+}
+
+int bc_state_event(struct bc_state *s, const struct bc_rec_head *h)
+{
+	struct bc_proc *p;
+
+	if (!h->pid || h->kind == BC_REC_LOST)
+		return 0;
+	if (h->kind == BC_REC_PROC_FORK)
+		return on_fork(s, (const struct bc_rec_fork *)h);
+	p = find(s, h->pid);
+	/* a pid whose process exited, with no fork seen: another process has it */
+	if (!p || (p->exited && h->kind != BC_REC_PROC_EXIT))
+		p = born(s, h->pid, h->ktime);
+	if (!p)
+		return -ENOMEM;
+	switch (h->kind) {
+	case BC_REC_PROC_EXEC:
+		return on_exec(p, (const struct bc_rec_exec *)h);
+	case BC_REC_PROC_NAME:
+		return on_proc_name(p, (const struct bc_rec_proc_name *)h);
+	case BC_REC_PROC_EXIT:
+		p->exited = true;
+		p->exit_code = ((const struct bc_rec_exit *)h)->exit_code;
+		return 0;
+	default:
+		return 0;
+	}
+}

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/containers.h"
 #include "bpfcollect/report_procs.h"
 #include "table.h"
 
@@ -50,44 +51,50 @@ struct procs_sink {
 	struct bc_sink base;
 	uint32_t only_pid;
 	struct proc_acc *procs;
-	size_t n_procs;
+	size_t n_procs, cap_procs;
+	struct bc_idmap proc_index; /* pid -> index + 1 */
 	struct thread_acc *threads;
-	size_t n_threads;
-	uint64_t records; /* kernel-side records seen */
+	size_t n_threads, cap_threads;
+	struct bc_idmap thread_index; /* pid << 32 | tid -> index + 1 */
+	uint64_t records;	      /* kernel-side records seen */
 	int err;
 };
 
 static struct proc_acc *proc_get(struct procs_sink *s, uint32_t pid)
 {
 	struct proc_acc *v;
+	uint32_t *i;
 
-	for (size_t i = 0; i < s->n_procs; i++)
-		if (s->procs[i].pid == pid)
-			return &s->procs[i];
-	v = realloc(s->procs, (s->n_procs + 1) * sizeof(*v));
-	if (!v)
+	if (bc_idmap_get_or_add(&s->proc_index, pid, 0, &i))
 		return NULL;
-	s->procs = v;
-	memset(&v[s->n_procs], 0, sizeof(*v));
-	v[s->n_procs].pid = pid;
-	return &v[s->n_procs++];
+	if (*i)
+		return &s->procs[*i - 1];
+	if (BC_GROW(s->procs, s->cap_procs, s->n_procs + 1))
+		return NULL;
+	v = &s->procs[s->n_procs];
+	memset(v, 0, sizeof(*v));
+	v->pid = pid;
+	*i = (uint32_t)++s->n_procs;
+	return v;
 }
 
 static struct thread_acc *thread_get(struct procs_sink *s, uint32_t tid, uint32_t pid)
 {
 	struct thread_acc *v;
+	uint32_t *i;
 
-	for (size_t i = 0; i < s->n_threads; i++)
-		if (s->threads[i].tid == tid && s->threads[i].pid == pid)
-			return &s->threads[i];
-	v = realloc(s->threads, (s->n_threads + 1) * sizeof(*v));
-	if (!v)
+	if (bc_idmap_get_or_add(&s->thread_index, (uint64_t)pid << 32 | tid, 0, &i))
 		return NULL;
-	s->threads = v;
-	memset(&v[s->n_threads], 0, sizeof(*v));
-	v[s->n_threads].tid = tid;
-	v[s->n_threads].pid = pid;
-	return &v[s->n_threads++];
+	if (*i)
+		return &s->threads[*i - 1];
+	if (BC_GROW(s->threads, s->cap_threads, s->n_threads + 1))
+		return NULL;
+	v = &s->threads[s->n_threads];
+	memset(v, 0, sizeof(*v));
+	v->tid = tid;
+	v->pid = pid;
+	*i = (uint32_t)++s->n_threads;
+	return v;
 }
 
 static void set_comm(struct proc_acc *p, const char *comm)
@@ -316,5 +323,7 @@ out:
 	free(names);
 	free(s.procs);
 	free(s.threads);
+	bc_idmap_free(&s.proc_index);
+	bc_idmap_free(&s.thread_index);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/report.h"
+#include "bpfcollect/containers.h"
 #include "bpfcollect/sink_calls.h"
 
 struct call {
@@ -36,24 +37,28 @@ struct calls_sink {
 	struct call *calls;
 	size_t n_calls;
 	struct pending *threads;
-	size_t n_threads;
+	size_t n_threads, cap_threads;
+	struct bc_idmap thread_index; /* tid -> index + 1 */
 	char buf[BC_CAPTURE_RECORD_MAX * 4 + 64];
 	int error;
 };
 
 static struct pending *thread_of(struct calls_sink *c, uint32_t tid)
 {
-	for (size_t i = 0; i < c->n_threads; i++)
-		if (c->threads[i].tid == tid)
-			return &c->threads[i];
-	struct pending *v = realloc(c->threads, (c->n_threads + 1) * sizeof(*v));
+	struct pending *v;
+	uint32_t *i;
 
-	if (!v)
+	if (bc_idmap_get_or_add(&c->thread_index, tid, 0, &i))
 		return NULL;
-	c->threads = v;
-	memset(&v[c->n_threads], 0, sizeof(*v));
-	v[c->n_threads].tid = tid;
-	return &v[c->n_threads++];
+	if (*i)
+		return &c->threads[*i - 1];
+	if (BC_GROW(c->threads, c->cap_threads, c->n_threads + 1))
+		return NULL;
+	v = &c->threads[c->n_threads];
+	memset(v, 0, sizeof(*v));
+	v->tid = tid;
+	*i = (uint32_t)++c->n_threads;
+	return v;
 }
 
 static int push(struct pending *p, long call, uint32_t func_id)
@@ -210,6 +215,7 @@ static void calls_destroy(struct bc_sink *s)
 	}
 	free(c->calls);
 	free(c->threads);
+	bc_idmap_free(&c->thread_index);
 	free(c->glob);
 	free(c);
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "bpfcollect/capture_fmt.h"
+#include "bpfcollect/containers.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/sink_text.h"
 #include "bpfcollect/syscalls.h"
@@ -24,7 +25,8 @@ struct text_sink {
 	FILE *out;
 	uint64_t start_ktime;
 	struct pending_sys *pending;
-	size_t n_pending;
+	size_t n_pending, cap_pending;
+	struct bc_idmap pending_index; /* tid -> index + 1 */
 	uint64_t merged[BC_CAPTURE_RECORD_MAX * 2 / 8];
 	char buf[BC_CAPTURE_RECORD_MAX * 4 + 64]; /* a record's captures, escaped */
 };
@@ -50,19 +52,19 @@ static void put_token(FILE *out, const char *s, size_t max)
 
 static struct pending_sys *pending_of(struct text_sink *t, uint32_t tid, bool create)
 {
-	for (size_t i = 0; i < t->n_pending; i++)
-		if (t->pending[i].tid == tid)
-			return &t->pending[i];
-	if (!create)
-		return NULL;
-	struct pending_sys *v = realloc(t->pending, (t->n_pending + 1) * sizeof(*v));
+	uint32_t *i = bc_idmap_find(&t->pending_index, tid);
+	struct pending_sys *v;
 
-	if (!v)
+	if (i)
+		return &t->pending[*i - 1];
+	if (!create || BC_GROW(t->pending, t->cap_pending, t->n_pending + 1) ||
+	    bc_idmap_get_or_add(&t->pending_index, tid, 0, &i))
 		return NULL;
-	t->pending = v;
-	v[t->n_pending].tid = tid;
-	v[t->n_pending].size = 0;
-	return &v[t->n_pending++];
+	v = &t->pending[t->n_pending];
+	v->tid = tid;
+	v->size = 0;
+	*i = (uint32_t)++t->n_pending;
+	return v;
 }
 
 static bool exit_has_item(const struct bc_rec_head *exit_rec, unsigned int index)
@@ -442,6 +444,7 @@ static int text_event(struct bc_sink *s, const struct bc_event *ev)
 
 static void text_destroy(struct bc_sink *s)
 {
+	bc_idmap_free(&((struct text_sink *)s)->pending_index);
 	free(((struct text_sink *)s)->pending);
 	free(s);
 }

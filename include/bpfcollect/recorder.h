@@ -34,7 +34,6 @@ struct recorder {
 	struct bc_functab sync_funcs; /* -s: ids are enum bc_sync_fn */
 	struct bc_attachment att;     /* all of them: one detach, returns first */
 	struct ring_buffer *ring;
-	struct bc_mapset maps; /* executable mappings of every traced process */
 	struct bc_live_set live;
 	struct bc_idmap seen;  /* -k, -a: pids whose processes the stream has introduced */
 	struct bc_state state; /* what the stream said of the processes: the sinks' view */

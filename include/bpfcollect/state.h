@@ -4,8 +4,9 @@
  * by pid, kept by the producer of the stream (the agent's drain, the
  * experiment reader) and updated from each record before the sinks see
  * it, so every sink reads the same facts instead of tracking its own:
- * name, parent, command line, group and session, and which process a pid
- * is now (a pid the kernel reuses is a new process, with a new serial).
+ * name, parent, command line, group and session, which process a pid is
+ * now (a pid the kernel reuses is a new process, with a new serial), and
+ * what each has mapped.
  */
 #ifndef BPFCOLLECT_STATE_H
 #define BPFCOLLECT_STATE_H
@@ -15,6 +16,7 @@
 #include <stdint.h>
 
 #include "bpfcollect/containers.h"
+#include "bpfcollect/mapset.h"
 #include "bpfcollect/model.h"
 
 struct bc_proc {
@@ -35,6 +37,12 @@ struct bc_state {
 	struct bc_proc *procs; /* every process seen; a pid's current one through by_pid */
 	size_t n, cap;
 	struct bc_idmap by_pid; /* pid -> index + 1 */
+	/*
+	 * The executable mappings of the processes, as the stream's mapping
+	 * events say them: emptied at a process's exec and exit, and for a
+	 * fork's child until its parent's copy arrives.
+	 */
+	struct bc_mapset maps;
 };
 
 void bc_state_init(struct bc_state *s);
@@ -43,6 +51,8 @@ void bc_state_free(struct bc_state *s);
 int bc_state_begin(struct bc_state *s, const struct bc_session *sess);
 /* Applies one record (fork, exec, exit, PROC_NAME; any other names its process). -ENOMEM. */
 int bc_state_event(struct bc_state *s, const struct bc_rec_head *h);
+/* Applies one mapping event (made or unmapped) to the mappings. -ENOMEM. */
+int bc_state_mapping(struct bc_state *s, const struct bc_mapping *m);
 /* The process pid is now; NULL when the stream has not named it. */
 const struct bc_proc *bc_state_proc(const struct bc_state *s, uint32_t pid);
 

@@ -63,14 +63,12 @@ static int handle_mapping(struct recorder *r, const struct bc_event *ev)
 					.start = u->start,
 					.end = u->start + u->len,
 					.unmap = true};
-		bc_mapset_unmap(&r->maps, m.pid, m.start, m.end);
-	} else {
-		if (bc_mapping_from_record((const void *)ev->rec, path, sizeof(path), &m) < 0)
-			return 0;
-		rc = bc_mapset_add(&r->maps, &m);
-		if (rc < 0)
-			goto fail;
+	} else if (bc_mapping_from_record((const void *)ev->rec, path, sizeof(path), &m) < 0) {
+		return 0;
 	}
+	rc = bc_state_mapping(&r->state, &m);
+	if (rc < 0)
+		goto fail;
 	rc = bc_sink_mapping(r->sink, &m);
 	if (rc >= 0)
 		return 0;
@@ -101,7 +99,7 @@ static int exec_mappings(struct recorder *r, const struct bc_rec_exec *x)
 	    bc_exec_image_maps(file, x->code_start, x->interp_base, x->h.pid, x->h.ktime, &em) < 0)
 		return 0;
 	for (size_t i = 0; i < em.n; i++) {
-		rc = bc_mapset_add(&r->maps, &em.m[i]);
+		rc = bc_state_mapping(&r->state, &em.m[i]);
 		if (!rc)
 			rc = bc_sink_mapping(r->sink, &em.m[i]);
 		if (rc < 0)
@@ -161,18 +159,14 @@ int bc_recorder_on_record(void *ctx, void *data, size_t size)
 	switch (ev.rec->kind) {
 	case BC_REC_PROC_FORK:
 		if (r->opts->follow)
-			rc = bc_mapset_fork(&r->maps, ev.rec->pid,
+			rc = bc_mapset_fork(&r->state.maps, ev.rec->pid,
 					    ((const struct bc_rec_fork *)ev.rec)->child_pid,
 					    ev.rec->ktime, r->sink);
 		break;
-	case BC_REC_PROC_EXEC:
-		bc_mapset_drop(&r->maps, ev.rec->pid);
+	case BC_REC_PROC_EXEC: /* the state dropped the old image's mappings */
 		rc = exec_mappings(r, (const struct bc_rec_exec *)ev.rec);
 		if (ev.rec->pid == r->root_pid)
 			r->root_exec_seen = true;
-		break;
-	case BC_REC_PROC_EXIT:
-		bc_mapset_drop(&r->maps, ev.rec->pid);
 		break;
 	default:
 		break;

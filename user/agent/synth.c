@@ -22,7 +22,7 @@ struct named {
 int bc_recorder_add_mapping(void *ctx, const struct bc_mapping *m)
 {
 	struct recorder *r = ctx;
-	int rc = bc_mapset_add(&r->maps, m);
+	int rc = bc_state_mapping(&r->state, m);
 
 	return rc < 0 ? rc : bc_sink_mapping(r->sink, m);
 }

@@ -665,7 +665,6 @@ static void record_free(struct record_run *x)
 		bc_error("cannot write %s: %s", x->exp_path, strerror(errno));
 		x->exit_code = 1;
 	}
-	bc_mapset_free(&r->maps);
 	bc_functab_free(&r->funcs);
 	bc_functab_free(&r->heap_funcs);
 	bc_functab_free(&r->sync_funcs);

@@ -276,7 +276,11 @@ int bc_er_replay_step(struct bc_er_reader *r, struct bc_sink *sink, struct bc_st
 	int err;
 
 	if (r->next_map < r->nmaps && (!h || r->maps[r->next_map].m.ktime < h->ktime)) {
-		err = bc_sink_mapping(sink, &r->maps[r->next_map++].m);
+		const struct bc_mapping *m = &r->maps[r->next_map++].m;
+
+		if ((err = bc_state_mapping(state, m)))
+			return bc_er_fail(r, err, "%s: out of memory", r->path);
+		err = bc_sink_mapping(sink, m);
 		return err ? sink_fail(r, sink, err) : 0;
 	}
 	if (!h)

@@ -20,6 +20,7 @@ void bc_state_free(struct bc_state *s)
 	}
 	free(s->procs);
 	bc_idmap_free(&s->by_pid);
+	bc_mapset_free(&s->maps);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -136,14 +137,28 @@ static int on_proc_name(struct bc_proc *p, const struct bc_rec_proc_name *n)
 	return args ? set_args(p, args, len) : 0;
 }
 
+int bc_state_mapping(struct bc_state *s, const struct bc_mapping *m)
+{
+	if (m->unmap) {
+		bc_mapset_unmap(&s->maps, m->pid, m->start, m->end);
+		return 0;
+	}
+	return bc_mapset_add(&s->maps, m) < 0 ? -ENOMEM : 0;
+}
+
 int bc_state_event(struct bc_state *s, const struct bc_rec_head *h)
 {
 	struct bc_proc *p;
 
 	if (!h->pid || h->kind == BC_REC_LOST)
 		return 0;
-	if (h->kind == BC_REC_PROC_FORK)
+	/* a new image, a process gone, a child before its parent's copy: nothing mapped */
+	if (h->kind == BC_REC_PROC_EXEC || h->kind == BC_REC_PROC_EXIT)
+		bc_mapset_drop(&s->maps, h->pid);
+	if (h->kind == BC_REC_PROC_FORK) {
+		bc_mapset_drop(&s->maps, ((const struct bc_rec_fork *)h)->child_pid);
 		return on_fork(s, (const struct bc_rec_fork *)h);
+	}
 	p = find(s, h->pid);
 	/* a pid whose process exited, with no fork seen: another process has it */
 	if (!p || (p->exited && h->kind != BC_REC_PROC_EXIT))

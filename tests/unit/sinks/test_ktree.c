@@ -90,6 +90,7 @@ static void kid_mapping(struct bc_sink *s, uint64_t ktime, const char *path)
 			       .prot = PROT_READ | PROT_EXEC,
 			       .path = path};
 
+	assert_int_equal(bc_state_mapping(&producer_state, &m), 0);
 	assert_int_equal(bc_sink_mapping(s, &m), 0);
 }
 
@@ -134,6 +135,7 @@ static void write_ktree(struct fixture *fx)
 				     .path = "/usr/bin/oldproc"};
 
 	feed_raw(s, &pn, NULL);
+	assert_int_equal(bc_state_mapping(&producer_state, &old_map), 0);
 	assert_int_equal(bc_sink_mapping(s, &old_map), 0);
 	/* this process: blocked 20 ms (woken after 15), then a call: its subexperiment */
 	offcpu(s, self, T0 + 10000000, T0 + 25000000, T0 + 30000000, 1, 5000000);

@@ -136,11 +136,44 @@ static void test_proc_name(void **state)
 	bc_state_free(&s);
 }
 
+/* Mappings: kept per process, none after an exec or an exit, a child's empty at its fork. */
+static void test_mappings(void **state)
+{
+	struct bc_mapping m = {.pid = ROOT,
+			       .ktime = 1,
+			       .start = 0x1000,
+			       .end = 0x3000,
+			       .prot = 5,
+			       .path = "/bin/root"};
+	struct bc_mapping u = {
+		.pid = ROOT, .ktime = 2, .start = 0x1000, .end = 0x2000, .unmap = true};
+	struct bc_state s;
+	size_t before;
+
+	(void)state;
+	bc_state_init(&s);
+	assert_int_equal(bc_state_mapping(&s, &m), 0);
+	m.pid = KID;
+	assert_int_equal(bc_state_mapping(&s, &m), 0);
+	before = s.maps.n;
+	assert_int_equal(before, 2);
+	fork_kid(&s, 3); /* the kid's old mapping is gone: a new process */
+	assert_int_equal(s.maps.n, 1);
+	assert_int_equal(bc_state_mapping(&s, &u), 0); /* unmapped where it starts */
+	assert_int_equal(s.maps.n, 0);
+	m.pid = ROOT;
+	assert_int_equal(bc_state_mapping(&s, &m), 0);
+	exit_of(&s, ROOT, 4);
+	assert_int_equal(s.maps.n, 0);
+	bc_state_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lifecycle),
 		cmocka_unit_test(test_proc_name),
+		cmocka_unit_test(test_mappings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,10 +10,10 @@
  * gets its own at its first user-level record.
  *
  * A subexperiment's map.xml must hold the process's mappings from before it
- * was opened: the tree keeps them for every process whose mappings it has
- * seen from the start (created or exec'd while recording, or read from
- * /proc when tracing began), and reads /proc/PID/maps for the others
- * (processes running before a system-wide recording began).
+ * was opened: the stream's shared state (session->state) keeps them, and
+ * the tree writes them for every process whose mappings the stream has
+ * said from its start (created or exec'd while recording, or introduced by
+ * the agent with what /proc had).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -48,8 +48,7 @@ struct er_ktree {
 	struct kproc *procs;
 	size_t n_procs, cap_procs;
 	struct bc_idmap by_pid;	  /* pid -> index + 1 into procs */
-	struct bc_mapset maps;	  /* mappings of processes without an open subexperiment */
-	struct bc_live_set known; /* processes whose mappings `maps` holds since they began */
+	struct bc_live_set known; /* processes whose mappings the state holds since they began */
 	size_t subexps;
 	char err[512];
 };
@@ -93,7 +92,9 @@ static int seed_mappings(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 {
 	if (!bc_live_has(&t->known, p->pid))
 		return 0; /* nothing said of it: the subexperiment goes on without maps */
-	return bc_mapset_report(&t->maps, p->pid, ktime, p->writer);
+	if (!t->sess.state)
+		return 0;
+	return bc_mapset_report(&t->sess.state->maps, p->pid, ktime, p->writer);
 }
 
 /* Opens _COMM_PID_PID.N.er for p at its first user-level record. */
@@ -205,7 +206,6 @@ static int on_exec(struct er_ktree *t, const struct bc_rec_exec *x)
 			rc = end_child(p, x->h.ktime);
 	}
 	/* The new image's mappings come next, from the recorder: all of them. */
-	bc_mapset_drop(&t->maps, x->h.pid);
 	if (!rc)
 		rc = bc_live_add(&t->known, x->h.pid);
 	return rc;
@@ -291,12 +291,10 @@ static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
 		end_child(p, h->ktime);
 		p->exited = false;
 		/* A child's mappings are its parent's copy, which the recorder sends now. */
-		bc_mapset_drop(&t->maps, f->child_pid);
 		return bc_live_add(&t->known, f->child_pid);
 	}
 	case BC_REC_PROC_EXIT:
 		p = find(t, h->pid);
-		bc_mapset_drop(&t->maps, h->pid);
 		bc_live_remove(&t->known, h->pid);
 		if (!p)
 			return 0;
@@ -308,23 +306,13 @@ static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
 	}
 }
 
+/* A process's mappings go to its experiment once it has one; till then the state keeps them. */
 static int ktree_mapping(struct bc_sink *s, const struct bc_mapping *m)
 {
 	struct er_ktree *t = (struct er_ktree *)s;
 	struct kproc *p = find(t, m->pid);
-	int rc;
 
-	if (p && p->writer)
-		return bc_sink_mapping(p->writer, m);
-	/* Kept only where they complete a history: /proc has the rest. */
-	if (!bc_live_has(&t->known, m->pid))
-		return 0;
-	if (m->unmap) {
-		bc_mapset_unmap(&t->maps, m->pid, m->start, m->end);
-		return 0;
-	}
-	rc = bc_mapset_add(&t->maps, m);
-	return rc < 0 ? rc : 0;
+	return p && p->writer ? bc_sink_mapping(p->writer, m) : 0;
 }
 
 static int ktree_flush(struct bc_sink *s)
@@ -365,7 +353,6 @@ static void ktree_destroy(struct bc_sink *s)
 		bc_sink_destroy(t->procs[i].writer);
 	}
 	bc_sink_destroy(t->founder);
-	bc_mapset_free(&t->maps);
 	bc_live_free(&t->known);
 	bc_idmap_free(&t->by_pid);
 	free(t->procs);

@@ -9,9 +9,7 @@
  * as the agent sends them from /proc. The sink reads nothing of /proc: its
  * pids are beyond any real one (pid_max is at most 4194304).
  */
-#include "er_fixture.h"
-
-#include "bpfcollect/state.h"
+#include "producer_fixture.h"
 
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/report_procs.h"
@@ -24,29 +22,6 @@ struct offcpu_rec {
 	struct bc_rec_offcpu o;
 	uint64_t ips[2];
 };
-
-/* What the stream's producer keeps: the shared view of the processes (bpfcollect/state.h). */
-static struct bc_state producer_state;
-
-/* Begins s as a producer does: the state first, then the sinks. */
-static void begin(struct bc_sink *s, struct bc_session *sess)
-{
-	bc_state_free(&producer_state);
-	bc_state_init(&producer_state);
-	assert_int_equal(bc_state_begin(&producer_state, sess), 0);
-	sess->state = &producer_state;
-	assert_int_equal(bc_sink_begin(s, sess), 0);
-}
-
-static void feed_raw(struct bc_sink *s, const void *rec, const struct bc_functab *funcs)
-{
-	const struct bc_rec_head *h = rec;
-	struct bc_event ev;
-
-	assert_int_equal(bc_decode(rec, h->size, funcs, &ev), h->size);
-	assert_int_equal(bc_state_event(&producer_state, h), 0);
-	assert_int_equal(bc_sink_event(s, &ev), 0);
-}
 
 static struct bc_rec_head head(uint16_t size, uint16_t kind, uint32_t pid, uint32_t tid,
 			       uint64_t seq, uint64_t ktime)
@@ -90,8 +65,7 @@ static void kid_mapping(struct bc_sink *s, uint64_t ktime, const char *path)
 			       .prot = PROT_READ | PROT_EXEC,
 			       .path = path};
 
-	assert_int_equal(bc_state_mapping(&producer_state, &m), 0);
-	assert_int_equal(bc_sink_mapping(s, &m), 0);
+	feed_mapping(s, &m);
 }
 
 static char *system_argv[] = {"(system-wide)", NULL};
@@ -135,8 +109,7 @@ static void write_ktree(struct fixture *fx)
 				     .path = "/usr/bin/oldproc"};
 
 	feed_raw(s, &pn, NULL);
-	assert_int_equal(bc_state_mapping(&producer_state, &old_map), 0);
-	assert_int_equal(bc_sink_mapping(s, &old_map), 0);
+	feed_mapping(s, &old_map);
 	/* this process: blocked 20 ms (woken after 15), then a call: its subexperiment */
 	offcpu(s, self, T0 + 10000000, T0 + 25000000, T0 + 30000000, 1, 5000000);
 	func_entry(s, &fx->funcs, self, 1, T0 + 31000000);

@@ -6,35 +6,10 @@
  * founder. Records are built by hand; the pids are beyond any real pid
  * (pid_max is at most 4194304), so nothing of a live process is read.
  */
-#include "er_fixture.h"
-
-#include "bpfcollect/state.h"
+#include "producer_fixture.h"
 
 #define PID_ROOT 4195000u
 #define PID_KID	 4195001u
-
-/* What the stream's producer keeps: the shared view of the processes (bpfcollect/state.h). */
-static struct bc_state producer_state;
-
-/* Begins s as a producer does: the state first, then the sinks. */
-static void begin(struct bc_sink *s, struct bc_session *sess)
-{
-	bc_state_free(&producer_state);
-	bc_state_init(&producer_state);
-	assert_int_equal(bc_state_begin(&producer_state, sess), 0);
-	sess->state = &producer_state;
-	assert_int_equal(bc_sink_begin(s, sess), 0);
-}
-
-static void feed_raw(struct bc_sink *s, const void *rec, const struct bc_functab *funcs)
-{
-	const struct bc_rec_head *h = rec;
-	struct bc_event ev;
-
-	assert_int_equal(bc_decode(rec, h->size, funcs, &ev), h->size);
-	assert_int_equal(bc_state_event(&producer_state, h), 0);
-	assert_int_equal(bc_sink_event(s, &ev), 0);
-}
 
 static struct bc_rec_head head(uint16_t size, uint16_t kind, uint32_t pid, uint64_t seq,
 			       uint64_t ktime)

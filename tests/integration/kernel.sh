@@ -154,6 +154,13 @@ test_system_wide() {
 	done
 	check_eq "a subexperiment only for processes with user-level records (calls, samples)" \
 		yes "$s_ok"
+	# Kernel symbols are read once: the founder holds them, every subexperiment links them.
+	local links=ok k
+	for k in "$d/sys.er"/_*.er/kallmodsyms; do
+		[ "$(stat -c %i "$k")" = "$(stat -c %i "$d/sys.er/kallmodsyms" 2>/dev/null)" ] ||
+			links="$k is not the founder's"
+	done
+	check_eq "one kallmodsyms for the whole recording, hard-linked" ok "$links"
 	# The sinks read nothing of /proc: what the agent read is in the records, so the
 	# experiment converted is the one recorded, every process named and mapped alike.
 	"$BC" convert "$d/sys.er" -f er -o "$d/conv.er" 2>/dev/null

@@ -16,11 +16,13 @@
  * the agent with what /proc had).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "er_profile.h"
 #include "bpfcollect/containers.h"
@@ -50,6 +52,7 @@ struct er_ktree {
 	struct bc_idmap by_pid;	  /* pid -> index + 1 into procs */
 	struct bc_live_set known; /* processes whose mappings the state holds since they began */
 	size_t subexps;
+	char *kallmodsyms; /* the founder's copy of the kernel symbols, which children link */
 	char err[512];
 };
 
@@ -211,6 +214,35 @@ static int on_exec(struct er_ktree *t, const struct bc_rec_exec *x)
 	return rc;
 }
 
+/*
+ * The kernel's symbols, read once for the whole recording into the
+ * founder's kallmodsyms; every subexperiment links that file (the founder
+ * has no profile of its own to have written it). A founder without them
+ * (hidden addresses) leaves its children to do without.
+ */
+static int founder_symbols(struct er_ktree *t, const struct bc_session *sess)
+{
+	uint64_t text;
+	int dirfd, rc;
+
+	if (!sess->kallsyms || !sess->profile_us)
+		return 0;
+	dirfd = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	rc = er_kallmodsyms_write(dirfd, sess->kallsyms, sess->kallsyms_formatted, 0, &text);
+	close(dirfd);
+	if (rc < 0)
+		return 0;
+	if (asprintf(&t->kallmodsyms, "%s/kallmodsyms", t->path) < 0) {
+		t->kallmodsyms = NULL;
+		return -ENOMEM;
+	}
+	t->sess.kallsyms = t->kallmodsyms;
+	t->sess.kallsyms_formatted = true;
+	return 0;
+}
+
 static int ktree_begin(struct bc_sink *s, const struct bc_session *sess)
 {
 	struct er_ktree *t = (struct er_ktree *)s;
@@ -229,6 +261,8 @@ static int ktree_begin(struct bc_sink *s, const struct bc_session *sess)
 	if (sess->system_wide)
 		ks.argv = system_argv;
 	rc = bc_sink_begin(t->founder, &ks);
+	if (!rc)
+		rc = founder_symbols(t, sess);
 	if (rc)
 		return rc;
 	/* Processes traced from the start: the agent reads their mappings for us now. */
@@ -356,6 +390,7 @@ static void ktree_destroy(struct bc_sink *s)
 	bc_live_free(&t->known);
 	bc_idmap_free(&t->by_pid);
 	free(t->procs);
+	free(t->kallmodsyms);
 	free(t->path);
 	free(t);
 }

@@ -410,7 +410,7 @@ static int carry_formatted(int dirfd, const char *source, int is_subexperiment,
 	ssize_t n;
 
 	if ((is_subexperiment && linkat(dirfd, "../kallmodsyms", dirfd, "kallmodsyms", 0) == 0) ||
-	    linkat(AT_FDCWD, source, dirfd, "kallmodsyms", 0) == 0) {
+	    linkat(AT_FDCWD, source, dirfd, "kallmodsyms", 0) == 0 || errno == EEXIST) {
 		in = openat(dirfd, "kallmodsyms", O_RDONLY | O_CLOEXEC);
 		if (in < 0)
 			return -errno;

@@ -51,6 +51,7 @@ struct er_tree {
 	struct bc_idmap by_pid; /* pid -> index + 1 of its process now in procs */
 	struct bc_sink *founder;
 	uint64_t last_ktime;
+	char *kallmodsyms; /* the founder's kernel symbols, which descendants link */
 	char err[512];
 };
 
@@ -278,6 +279,16 @@ static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
 	rc = bc_sink_begin(t->founder, sess);
 	if (rc)
 		return rc;
+	/* the founder read the kernel's symbols once: descendants link its copy */
+	if (sess->kallsyms && sess->profile_us) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/kallmodsyms", t->path);
+		if (access(path, R_OK) == 0 && !(t->kallmodsyms = strdup(path)))
+			return -ENOMEM;
+		t->sess.kallsyms = t->kallmodsyms;
+		t->sess.kallsyms_formatted = true;
+	}
 	root = add(t, sess->root_pid);
 	if (!root)
 		return -ENOMEM;
@@ -391,6 +402,7 @@ static void tree_destroy(struct bc_sink *s)
 	bc_sink_destroy(t->founder);
 	bc_idmap_free(&t->by_pid);
 	free(t->procs);
+	free(t->kallmodsyms);
 	free(t->path);
 	free(t);
 }

@@ -37,6 +37,7 @@ struct recorder {
 	struct bc_live_set live;
 	struct bc_idmap seen;  /* -k, -a: pids whose processes the stream has introduced */
 	struct bc_state state; /* what the stream said of the processes: the sinks' view */
+	uint32_t slice_left;   /* records the current drain slice may still take */
 	struct bc_child child;
 	uint32_t root_pid;     /* the launched process, or the first one attached to */
 	const uint32_t *roots; /* the processes traced from the start: root_pid first */
@@ -88,7 +89,17 @@ int bc_recorder_name_roots(struct recorder *r, uint64_t ktime);
 /* A mapping from /proc into the recorder's mappings and the sinks (ctx: the recorder). */
 int bc_recorder_add_mapping(void *ctx, const struct bc_mapping *m);
 
-/* The ring buffer callback: one record into the sinks (ctx is the recorder). */
+/*
+ * Takes at most one slice of records (a few thousand) from the ring into
+ * the sinks, so the drain loop looks at the clock and the signals however
+ * fast the traced processes write: 1 when records are left, 0 when the
+ * ring is empty, or the sinks' -errno.
+ */
+int bc_recorder_consume(struct recorder *r);
+/* The ring buffer's callback: a record into the sinks, within the slice (ctx: the recorder). */
+int bc_recorder_on_ring(void *ctx, void *data, size_t size);
+
+/* One record into the sinks (ctx is the recorder): the ring's, or one the agent makes. */
 int bc_recorder_on_record(void *ctx, void *data, size_t size);
 
 /* -p: starts the cpu-clock sampling on every CPU (nothing without -p). 0 or -errno + err. */

@@ -244,6 +244,31 @@ test_sigint() {
 	check "experiment of a still-running command opens in gprofng" gprofng_ok ign.er
 }
 
+test_flood() {
+	echo "# -t under a flood of events: the drain takes the ring in slices, then looks at the clock"
+	# bench calls a probed function 200M times: ~1 s untraced, minutes traced.
+	"$BC" record -o flood.er -t 1 -u bench_hot -- "$TGT/bench" 200000000 >flood.out 2>flood.err &
+	local rp=$! n=300
+	while [ $n -gt 0 ] && kill -0 $rp 2>/dev/null; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	if kill -0 $rp 2>/dev/null; then
+		kill -9 $rp
+		pkill -f "$TGT/bench 200000000"
+		wait $rp
+		bad "record -t 1 still ran 30 s later, the target flooding it"
+		return
+	fi
+	wait $rp
+	check_eq "record -t 1 ends: the command ran on untraced and exited 0" 0 $?
+	check "and says -t stopped it" grep -q "stopped by -t" flood.err
+	local calls
+	calls=$("$BC" report flood.er functions | awk '$NF == "bench_hot" { print $1 }')
+	check "it recorded the flood's first second (${calls:-0} calls), not all 200M" \
+		test "${calls:-0}" -gt 1000 -a "${calls:-0}" -lt 200000000
+}
+
 test_bpftrace_counts() {
 	echo "# per-function counts agree with bpftrace on the same run"
 	if ! command -v bpftrace >/dev/null; then
@@ -549,7 +574,7 @@ test_bad_input() {
 . "$HERE/formats.sh"
 
 # Every test, in the order a full run takes them.
-TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint"
+TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
 TESTS+=" bpftrace_counts demo naming lost args descendants experiment_files prf attach"
 TESTS+=" profile kernel system_wide offcpu_clock heap sync io formats exec_argv"
 TESTS+=" convert_output unprobeable bad_input"

@@ -151,7 +151,7 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	if (rc < 0)
 		return rc;
 	r->ring =
-		ring_buffer__new(bpf_map__fd(r->skel->maps.events), bc_recorder_on_record, r, NULL);
+		ring_buffer__new(bpf_map__fd(r->skel->maps.events), bc_recorder_on_ring, r, NULL);
 	if (!r->ring) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(-rc));

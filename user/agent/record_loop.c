@@ -25,7 +25,15 @@
 #include "bpfcollect/recorder.h"
 
 #define DRAIN_INTERVAL_MS 100
-#define STOP_GRACE_NS	  (2ULL * 1000000000ULL)
+/*
+ * Records one drain slice takes before the loop looks at the clock and the
+ * signals again: a few milliseconds of sink work. libbpf's consume runs
+ * until the ring is empty, which it never is while producers outpace the
+ * agent; a callback's error stops it after that record.
+ */
+#define DRAIN_SLICE   4096
+#define SLICE_FULL    (-EAGAIN)
+#define STOP_GRACE_NS (2ULL * 1000000000ULL)
 
 uint64_t bc_now_ns(clockid_t clk)
 {
@@ -270,6 +278,27 @@ static void sample_usage(struct recorder *r)
 	}
 }
 
+int bc_recorder_on_ring(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	int rc = bc_recorder_on_record(r, data, size);
+
+	if (rc < 0)
+		return rc;
+	return --r->slice_left ? 0 : SLICE_FULL;
+}
+
+int bc_recorder_consume(struct recorder *r)
+{
+	int rc;
+
+	r->slice_left = DRAIN_SLICE;
+	rc = ring_buffer__consume(r->ring);
+	if (rc == SLICE_FULL && !r->sink_error)
+		return 1;
+	return rc < 0 ? rc : 0;
+}
+
 /* The drain timer's next wait: the drain interval, or less when a -S sample is due sooner. */
 static int wait_ms(const struct recorder *r, uint64_t next_sample)
 {
@@ -288,6 +317,7 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 	struct epoll_event ev = {0}, evs[4];
 	uint64_t stop_deadline = 0, last_events = 0, last_status = bc_now_ns(CLOCK_MONOTONIC);
 	uint64_t next_sample = last_status + (uint64_t)r->opts->sample_ms * 1000000ULL;
+	bool more = false;
 	int rc = 0;
 
 	epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -308,12 +338,16 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 		goto fail;
 
 	for (;;) {
-		int n = epoll_wait(epfd, evs, 4, wait_ms(r, next_sample));
+		/* with records left from the last slice, no wait: just a look at the signals */
+		int n = epoll_wait(epfd, evs, 4, more ? 0 : wait_ms(r, next_sample));
 
 		if (n < 0 && errno != EINTR)
 			goto fail;
-		if (ring_buffer__consume(r->ring) < 0 && r->sink_error)
+		rc = bc_recorder_consume(r);
+		if (rc < 0 && r->sink_error)
 			break;
+		more = rc > 0;
+		rc = 0;
 		for (int i = 0; i < n; i++) {
 			struct signalfd_siginfo si;
 

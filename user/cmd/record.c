@@ -565,7 +565,9 @@ static int record_finish(struct record_run *x)
 	bc_recorder_stop_profile(r);
 	bc_detach_functions(&r->att);
 	collect_bpf__detach(r->skel);
-	ring_buffer__consume(r->ring);
+	/* detached: what is left is bounded by the ring's size */
+	while (bc_recorder_consume(r) > 0)
+		;
 	if (r->status_line)
 		fprintf(stderr, "\r\033[K");
 	x->end = (struct bc_session_end){

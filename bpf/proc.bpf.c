@@ -40,6 +40,33 @@ static __always_inline __u64 shared_with_parent(struct task_struct *parent,
 	return flags;
 }
 
+#define NR_CLONE  56
+#define NR_VFORK  58
+#define NR_CLONE3 435
+
+/*
+ * CLONE_VFORK from the system call the parent is in: the child's
+ * vfork_done is only set after this tracepoint, so vfork, posix_spawn and
+ * clone(CLONE_VM|CLONE_VFORK) would otherwise look like a thread-less clone.
+ */
+static __always_inline __u64 vfork_of_syscall(struct task_struct *parent)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(parent);
+	__u64 nr, flags = 0;
+
+	if (!regs)
+		return 0;
+	nr = BPF_CORE_READ(regs, orig_ax);
+	if (nr == NR_VFORK)
+		return CLONE_VFORK;
+	if (nr == NR_CLONE)
+		flags = BPF_CORE_READ(regs, di);
+	else if (nr == NR_CLONE3 &&
+		 bpf_probe_read_user(&flags, sizeof(flags), (const void *)BPF_CORE_READ(regs, di)))
+		flags = 0; /* struct clone_args starts with the flags */
+	return flags & CLONE_VFORK;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -64,7 +91,7 @@ int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	rec->child_pid = child_tgid;
 	rec->child_tid = child->pid;
-	rec->clone_flags = shared_with_parent(parent, child);
+	rec->clone_flags = shared_with_parent(parent, child) | vfork_of_syscall(parent);
 	__builtin_memcpy(rec->comm, child->comm, sizeof(rec->comm));
 	record_submit(rec);
 	return 0;

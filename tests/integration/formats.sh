@@ -99,6 +99,12 @@ test_exec_argv() {
 		grep -rqF "<process>/bin/echo two words x</process>" --include=log.xml argv.er
 	check "the shell's forks run its command line" \
 		grep -rqF "<process>/bin/sh -c /bin/echo" --include=log.xml argv.er/_*
+	# vfork (dash) and posix_spawn children are fork-like, as gprofng's collect names them
+	rm -rf vf.er
+	"$BC" record -q -o vf.er --syscalls=execve -- /bin/sh -c \
+		"/bin/true; /bin/echo x >/dev/null; exec /bin/true" >/dev/null 2>&1
+	check_eq "sh -c 'A; B; exec C': _f1.er, _f2.er and _x1.er (their execs _f1_x1, _f2_x1)" \
+		"_f1.er _f1_x1.er _f2.er _f2_x1.er _x1.er" "$(cd vf.er && ls -d _*.er | tr '\n' ' ' | sed 's/ $//')"
 }
 
 test_convert_output() {

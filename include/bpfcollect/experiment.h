@@ -43,6 +43,7 @@ enum bc_er_file {
 	BC_ER_HEAP,    /* HEAP (heaptrace) */
 	BC_ER_SYNC,    /* SYNC (synctrace) */
 	BC_ER_IO,      /* IO (iotrace) */
+	BC_ER_USAGE,   /* USAGE: the agent's, in its own time order */
 	BC_ER_NFILES,
 };
 

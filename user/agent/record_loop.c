@@ -388,7 +388,8 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 		}
 		if (r->root_reaped)
 			bc_live_remove(&r->live, r->root_pid);
-		if (r->opts->sample_ms && bc_now_ns(CLOCK_MONOTONIC) >= next_sample) {
+		/* usage once the ring is emptied: the records before it are in the stream */
+		if (!more && r->opts->sample_ms && bc_now_ns(CLOCK_MONOTONIC) >= next_sample) {
 			sample_usage(r);
 			next_sample += (uint64_t)r->opts->sample_ms * 1000000ULL;
 		}

@@ -14,6 +14,7 @@ static const char *const file_names[BC_ER_NFILES] = {
 	[BC_ER_PROCTRACE] = "proctrace", [BC_ER_SCHED] = "sched",
 	[BC_ER_SAMPLES] = "samples",	 [BC_ER_HEAP] = "heap",
 	[BC_ER_SYNC] = "sync",		 [BC_ER_IO] = "io",
+	[BC_ER_USAGE] = "usage",
 };
 
 const char *bc_er_file_name(enum bc_er_file f)
@@ -42,8 +43,14 @@ int bc_er_file_for_kind(unsigned int kind)
 	case BC_REC_PROC_EXIT:
 	case BC_REC_LOST:
 	case BC_REC_PROC_NAME:
-	case BC_REC_USAGE:
 		return BC_ER_PROCTRACE;
+	/*
+	 * The agent reads usage between drains: a thread's records still in the
+	 * ring can be older. A file of their own keeps each file's per-thread
+	 * records in time order, which the replay's merge relies on.
+	 */
+	case BC_REC_USAGE:
+		return BC_ER_USAGE;
 	case BC_REC_OFFCPU:
 		return BC_ER_SCHED;
 	case BC_REC_PROFILE:

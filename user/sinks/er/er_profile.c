@@ -10,10 +10,11 @@
 #include "er_profile.h"
 #include "bpfcollect/model.h"
 
-#define FRAME_HEAD 16 /* tsize, type, hsize, uid */
-#define INFO_HEAD  16 /* size, kind, stack uid */
-#define STACK_INFO 1  /* native stack */
-#define BUF_FLUSH  (256u << 10)
+#define FRAME_HEAD   16 /* tsize, type, hsize, uid */
+#define INFO_HEAD    16 /* size, kind, stack uid */
+#define STACK_INFO   1	/* native stack */
+#define BUF_FLUSH    (256u << 10)
+#define KERNEL_START 0xffff800000000000ULL /* x86-64: kernel frames come first, up here */
 
 int er_profile_decl(char *buf, size_t len, uint32_t ptimer_us, bool offcpu)
 {
@@ -211,6 +212,18 @@ int er_profile_stack(struct er_profile *p, const uint64_t *pcs, size_t n, uint64
 		return 0;
 	if (!rc)
 		rc = add_frame(p, *uid, pcs, n);
+	for (size_t i = 0; !rc && i < n && pcs[i] >= KERNEL_START; i++) {
+		if (p->n_kpcs == p->cap_kpcs) {
+			size_t cap = p->cap_kpcs ? p->cap_kpcs * 2 : 256;
+			uint64_t *v = realloc(p->kpcs, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			p->kpcs = v;
+			p->cap_kpcs = cap;
+		}
+		p->kpcs[p->n_kpcs++] = pcs[i];
+	}
 	return rc;
 }
 
@@ -363,6 +376,7 @@ void er_profile_close(struct er_profile *p)
 	free(p->frame_buf);
 	free(p->uids);
 	free(p->residues);
+	free(p->kpcs);
 	memset(p, 0, sizeof(*p));
 	p->prof_fd = p->frame_fd = -1;
 }

@@ -49,6 +49,8 @@ struct er_profile {
 	struct er_residue *residues; /* open addressing by tid */
 	size_t n_residues, cap_residues;
 	uint64_t samples, offcpu_intervals;
+	uint64_t *kpcs; /* the kernel PCs of the stacks written, for the symbols they need */
+	size_t n_kpcs, cap_kpcs;
 	int err; /* sticky */
 };
 

@@ -20,6 +20,7 @@
 
 #include "bpfcollect/argspec.h"
 #include "er_overview.h"
+#include "er_ksyms.h"
 #include "er_profile.h"
 #include "er_traces.h"
 #include "er_strbuf.h"
@@ -64,6 +65,7 @@ struct er_writer {
 	bool offcpu_private; /* and into `sched`, whole (not when the founder holds them) */
 	uint64_t (*live_segments)[2];
 	size_t n_live, cap_live;
+	struct er_ksyms *ksyms; /* a subexperiment's: it writes the symbols it needs at the end */
 };
 
 static const struct bc_sink_ops er_ops;
@@ -392,8 +394,11 @@ static int profile_begin(struct er_writer *w, const struct bc_session *s, uint32
 	if (!kernel_stacks || !s->kallsyms)
 		return 0;
 	base = base ? base + 1 : w->path;
-	if (er_kallmodsyms_write(w->dirfd, s->kallsyms, s->kallsyms_formatted, base[0] == '_',
-				 &text) < 0)
+	/* a subexperiment keeps only the kernel functions its samples hit: written at the end */
+	if (base[0] == '_' && s->kallsyms_formatted && (w->ksyms = er_ksyms_acquire(s->kallsyms)))
+		text = er_ksyms_text_start(w->ksyms);
+	else if (er_kallmodsyms_write(w->dirfd, s->kallsyms, s->kallsyms_formatted, base[0] == '_',
+				      &text) < 0)
 		return 0;
 	er_sb_printf(&b,
 		     "<event kind=\"map\" object=\"segment\" tstamp=\"0.000000000\" "
@@ -650,6 +655,19 @@ static int add_sample(struct er_writer *w, const struct bc_usage *u, const char 
 	return err;
 }
 
+/* A subexperiment's kallmodsyms: the symbols of the kernel PCs in its stacks, once. */
+static int write_kernel_symbols(struct er_writer *w)
+{
+	int rc;
+
+	if (!w->ksyms)
+		return 0;
+	rc = er_ksyms_write_subset(w->ksyms, w->dirfd, w->profile.kpcs, w->profile.n_kpcs);
+	er_ksyms_release(w->ksyms);
+	w->ksyms = NULL;
+	return rc;
+}
+
 static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 {
 	struct er_writer *w = (struct er_writer *)sink;
@@ -666,6 +684,9 @@ static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 
 	/* data first: a reader that sees the exit event may trust the data files are complete */
 	err = flush_all(w);
+	e2 = write_kernel_symbols(w);
+	if (!err)
+		err = e2;
 	if (!w->overview.final) {
 		/* still running (or its exit was lost): what was last known, up to now */
 		struct bc_usage u = w->overview.last;
@@ -710,8 +731,11 @@ static void er_destroy(struct bc_sink *sink)
 	struct er_writer *w = (struct er_writer *)sink;
 
 	/* an agent that stops without end() still leaves its records (experiment "not closed") */
-	if (w->begun && !w->ended)
+	if (w->begun && !w->ended) {
 		flush_all(w);
+		write_kernel_symbols(w);
+	}
+	er_ksyms_release(w->ksyms);
 	for (int i = 0; i < BC_ER_NFILES; i++) {
 		if (w->data[i].fd >= 0)
 			close(w->data[i].fd);

@@ -46,7 +46,7 @@ $(O)/tests/plain/test_%: test_%.c $(O)/libbpfcollect.a $(UNIT_FIXTURES)
 $(O)/tests/targets/%: tests/targets/%.c tests/targets/traced.h
 	$(msg) CC $@
 	@mkdir -p $(@D)
-	$(Q)$(CC) -std=gnu11 $(WARN) -g -O2 -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+	$(Q)$(CC) -std=gnu11 $(WARN) -g -O2 -fno-omit-frame-pointer -fno-inline -pthread -o $@ $< -lm
 
 # Libraries the targets load (dlopen): tests/targets/lib/NAME.c -> lib/libNAME.so
 TARGET_LIBS := $(patsubst tests/targets/lib/%.c,$(O)/tests/targets/lib/lib%.so,$(wildcard tests/targets/lib/*.c))

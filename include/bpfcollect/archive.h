@@ -64,16 +64,21 @@ enum bc_archive_skip {
 	BC_ARCHIVE_SKIP_NOT_ELF,    /* no ELF magic: gprofng would break on such a copy */
 	BC_ARCHIVE_SKIP_CHANGED,    /* modified after it was mapped, or while copied */
 	BC_ARCHIVE_SKIP_CONFLICT,   /* archives/ holds a different ELF file under its name */
+	BC_ARCHIVE_SKIP_LIMIT,	    /* copying it would pass the size limit */
 	BC_ARCHIVE_NSKIP,
 };
 
-/* "missing", "unreadable", "not ELF", "changed", "conflict". */
+/* "missing", "unreadable", "not ELF", "changed", "conflict", "over the limit". */
 const char *bc_archive_skip_name(enum bc_archive_skip why);
 
 struct bc_archive_report {
 	unsigned int experiments; /* map.xml files read: founder + subexperiments */
 	size_t objects;		  /* distinct load objects named */
+	bool hits_only;		  /* the policy was BC_ARCHIVE_HITS */
+	size_t not_hit;		  /* named, but no stack or probe hit them: left out */
 	size_t copied;		  /* copied into archives/ by this run */
+	size_t linked;		  /* the same file (build id, size) as another copy: linked to it */
+	uint64_t copied_bytes;	  /* bytes this run copied */
 	size_t present;		  /* an identical copy was there already */
 	size_t indexed;		  /* symbol indexes (re)written by this run */
 	size_t skipped;		  /* sum of by_reason */
@@ -92,6 +97,41 @@ struct bc_archive_report {
  */
 int bc_archive_experiment(const char *exp_path, struct bc_archive_report *rep, char *err,
 			  size_t errlen);
+
+/* Which objects an archive run copies. */
+enum bc_archive_policy {
+	/* system-wide and kernel experiments (log.xml says so): BC_ARCHIVE_HITS; else ALL */
+	BC_ARCHIVE_AUTO,
+	BC_ARCHIVE_ALL,	 /* every object map.xml names */
+	BC_ARCHIVE_HITS, /* only objects a stack or an entered probe of the data hits */
+};
+
+struct bc_archive_opts {
+	enum bc_archive_policy policy;
+	/*
+	 * Copy at most this many bytes (0: no limit). Objects go most-hit
+	 * first, so the limit leaves out the least used; links and copies
+	 * already there cost nothing.
+	 */
+	uint64_t limit_bytes;
+	/* Called before each object (done of total) and once at the end (done == total). */
+	void (*progress)(void *arg, size_t done, size_t total, uint64_t bytes);
+	void *progress_arg;
+};
+
+/* The default limit of what a recording copies into archives/: 256 MiB. */
+#define BC_ARCHIVE_DEFAULT_LIMIT (256ull << 20)
+
+/*
+ * A size limit as users write it: N, NK, NM or NG (binary units, an
+ * optional trailing B or iB), or 0, none or unlimited for no limit.
+ * 0 or -EINVAL.
+ */
+int bc_archive_parse_limit(const char *s, uint64_t *bytes);
+
+/* bc_archive_experiment with a policy, a limit and progress (opts may be NULL: the defaults). */
+int bc_archive_experiment_opts(const char *exp_path, const struct bc_archive_opts *opts,
+			       struct bc_archive_report *rep, char *err, size_t errlen);
 void bc_archive_report_free(struct bc_archive_report *rep);
 
 /* ------------------------------------------------------------ symbol index */

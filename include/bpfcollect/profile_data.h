@@ -64,6 +64,12 @@ struct bc_prof_data {
  */
 int bc_prof_data_read(const char *exp, struct bc_prof_data *d, char *err, size_t errlen);
 void bc_prof_data_free(struct bc_prof_data *d);
+/*
+ * Parses the stacks of a data.frameinfo already read into d->frame_buf
+ * (len bytes, malloc'ed: PCs are read in place), as bc_prof_data_read does:
+ * d->stacks sorted by uid, damage counted in d->bad_packets. 0 or -ENOMEM.
+ */
+int bc_prof_frames_parse(struct bc_prof_data *d, size_t len);
 /* The stack with this uid, or NULL. */
 const struct bc_prof_stack *bc_prof_stack_find(const struct bc_prof_data *d, uint64_t uid);
 

@@ -162,6 +162,18 @@ test_system_wide() {
 		[ -z "$(comm -23 <(sort "$k") <(sort "$d/sys.er/kallmodsyms"))" ] || subset="$k has lines of its own"
 	done
 	check_eq "each subexperiment's kallmodsyms is a part of the founder's" ok "$subset"
+	# Archives of a system-wide recording: only objects a stack or probe hit.
+	check "archives: the target's executable is copied (its probes and samples hit it)" \
+		test -n "$(ls "$d/sys.er/archives" | grep '^offcpu_' | grep -v bcsyms)"
+	local left mapped archived
+	left=$(sed -n 's/^bpfcollect: archives: .*; \([0-9]*\) mapped but never hit.*/\1/p' "$d/sys.err")
+	mapped=$(cat "$d/sys.er/map.xml" "$d/sys.er"/_*.er/map.xml |
+		grep -o 'modes="0x005" chksum="0x0" name="[^"[<][^"]*"' | grep -v '"LinuxKernel"' |
+		sort -u | wc -l)
+	archived=$(ls "$d/sys.er/archives" | grep -vc '\.bcsyms\.gz$')
+	check_eq "archives: each of the $mapped objects mapped is copied or counted as never hit" \
+		"$mapped" "$((archived + ${left:-0}))"
+	check "and some (${left:-0}) were never hit, so not copied" test "${left:-0}" -gt 0
 	rm -rf "$d/whole.er" && cp -r "$s" "$d/whole.er" && rm "$d/whole.er/kallmodsyms"
 	ln "$d/sys.er/kallmodsyms" "$d/whole.er/kallmodsyms"
 	check_eq "gprofng names the target's functions alike with its part and with the whole table" \

@@ -504,6 +504,13 @@ test_experiment_files() {
 	check "gprofng opens it with the binary gone" gprofng_ok moved.er
 	mkdir -p noexp.er
 	expect_error "archive of a directory that is no experiment" "not an experiment|log.xml" "$BC" archive noexp.er
+	"$BC" archive --limit=1x moved.er >/dev/null 2>&1
+	check_eq "archive --limit with a bad size is a usage error" 2 $?
+	# A limit too small for the program: skipped and said; the rest of the run is as before.
+	rm -rf moved.er/archives
+	"$BC" archive --limit=1K -v moved.er >arch.out 2>&1
+	check "archive --limit=1K copies nothing and says why" grep -q "over the limit" arch.out
+	check "and archives/ holds no ELF copy" test -z "$(ls moved.er/archives 2>/dev/null)"
 }
 
 test_unprobeable() {
@@ -532,6 +539,8 @@ test_bad_input() {
 	expect_error "-o not ending in .er" "\.er" "$BC" record -q -o foo -u main -- "$TGT/exitcode" 0
 	expect_error "unknown syscall" "nosuchsyscall" "$BC" record -q --syscalls=read,nosuchsyscall -- "$TGT/exitcode" 0
 	expect_error "bad --bufsize" "bufsize" "$BC" record -q --bufsize=3 -- "$TGT/exitcode" 0
+	expect_error "bad --archive-limit" "--archive-limit takes a size" \
+		"$BC" record -q --archive-limit=lots -- "$TGT/exitcode" 0
 	if command -v setpriv >/dev/null; then
 		expect_error "not root" "root" setpriv --reuid=65534 --regid=65534 --clear-groups \
 			"$BC" record -q -u main -- "$TGT/exitcode" 0

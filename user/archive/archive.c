@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive_hits.h"
 #include "bpfcollect/archive.h"
+#include "bpfcollect/containers.h"
 #include "bpfcollect/symutil.h"
 #include "bpfcollect/xml.h"
 
@@ -78,6 +80,7 @@ const char *bc_archive_skip_name(enum bc_archive_skip why)
 		[BC_ARCHIVE_SKIP_NOT_ELF] = "not ELF",
 		[BC_ARCHIVE_SKIP_CHANGED] = "changed",
 		[BC_ARCHIVE_SKIP_CONFLICT] = "conflict",
+		[BC_ARCHIVE_SKIP_LIMIT] = "over the limit",
 	};
 
 	return (unsigned int)why < BC_ARCHIVE_NSKIP ? names[why] : "?";
@@ -98,12 +101,15 @@ void bc_archive_report_free(struct bc_archive_report *rep)
 struct object {
 	char *path;
 	int64_t mapped; /* wall-clock ns of its first mapping; NO_TIME if unknown */
+	uint64_t hits;	/* stack frames and probe entries in it (BC_ARCHIVE_HITS) */
 };
 
 struct scan {
 	struct object *objs;
 	size_t nobjs;
 	size_t cap;
+	enum bc_archive_policy policy; /* AUTO until the founder's log.xml is read */
+	struct archive_hits hits;      /* BC_ARCHIVE_HITS: what the data of each experiment hits */
 };
 
 /* Reads a whole small file of dir; a live file may grow meanwhile: its size at open is read. */
@@ -166,7 +172,7 @@ static bool parse_i64(const char *s, int64_t *v)
  * Wall-clock ns of the experiment's run event: precise from bpfcollect's
  * clock comment, else the end of the `time` second; NO_TIME if unknown.
  */
-static int64_t run_wall_time(int dirfd)
+static int64_t run_wall_time(int dirfd, bool *whole)
 {
 	int64_t wall = NO_TIME, offset = 0, secs;
 	uint64_t tstamp = 0;
@@ -192,6 +198,10 @@ static int64_t run_wall_time(int dirfd)
 		} else if (!strcmp(kind, "comment") && !strncmp(e.text, "bpfcollect: clock ", 18) &&
 			   (p = strstr(e.text, " wall_offset_ns="))) {
 			have_offset = parse_i64(p + 16, &offset);
+		} else if (whole && !strcmp(kind, "comment") &&
+			   !strncmp(e.text, "bpfcollect: session ", 20)) {
+			*whole = strstr(e.text, " exp_kernel=1") ||
+				 strstr(e.text, " exp_system_wide=1");
 		}
 	}
 	bc_xml_fini(&x);
@@ -228,9 +238,9 @@ static int scan_add(struct scan *sc, const char *path, int64_t mapped)
 
 /* Adds the objects of one experiment's map.xml; damage there is a note, not an error. */
 static int scan_experiment(struct scan *sc, int dirfd, const char *exp,
-			   struct bc_archive_report *rep)
+			   struct bc_archive_report *rep, bool *whole)
 {
-	int64_t run = run_wall_time(dirfd);
+	int64_t run = run_wall_time(dirfd, whole);
 	struct bc_xml_elem e;
 	struct bc_xml x;
 	unsigned int line;
@@ -310,6 +320,52 @@ static void scan_free(struct scan *sc)
 	for (size_t i = 0; i < sc->nobjs; i++)
 		free(sc->objs[i].path);
 	free(sc->objs);
+	archive_hits_free(&sc->hits);
+}
+
+static int hits_first(const void *a, const void *b)
+{
+	const struct object *x = a, *y = b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return strcmp(x->path, y->path);
+}
+
+/*
+ * BC_ARCHIVE_HITS: only the objects some data hits, most-hit first (so a
+ * size limit leaves out the least used); the others are counted as not hit.
+ */
+static void scan_keep_hits(struct scan *sc, struct bc_archive_report *rep)
+{
+	size_t w = 0;
+
+	archive_hits_done(&sc->hits);
+	for (size_t r = 0; r < sc->nobjs; r++) {
+		sc->objs[r].hits = archive_hits_of(&sc->hits, sc->objs[r].path);
+		if (sc->objs[r].hits) {
+			sc->objs[w++] = sc->objs[r];
+		} else {
+			rep->not_hit++;
+			free(sc->objs[r].path);
+		}
+	}
+	sc->nobjs = w;
+	if (w)
+		qsort(sc->objs, w, sizeof(*sc->objs), hits_first);
+}
+
+/* One experiment: its map.xml, and under BC_ARCHIVE_HITS what its data hits. */
+static int scan_one(struct scan *sc, int dirfd, const char *exp, struct bc_archive_report *rep)
+{
+	bool whole = false;
+	int ret = scan_experiment(sc, dirfd, exp, rep, &whole);
+
+	if (sc->policy == BC_ARCHIVE_AUTO) /* the founder's kind decides */
+		sc->policy = whole ? BC_ARCHIVE_HITS : BC_ARCHIVE_ALL;
+	if (!ret && sc->policy == BC_ARCHIVE_HITS)
+		ret = archive_hits_experiment(&sc->hits, dirfd);
+	return ret;
 }
 
 /* The founder's map.xml, then each _*.er subexperiment's. */
@@ -320,7 +376,7 @@ static int scan_all(struct scan *sc, int expfd, const char *founder, struct bc_a
 	DIR *dir;
 	int dupfd, ret;
 
-	ret = scan_experiment(sc, expfd, founder, rep);
+	ret = scan_one(sc, expfd, founder, rep);
 	dupfd = ret ? -1 : openat(expfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (!ret && (dupfd < 0 || !(dir = fdopendir(dupfd)))) {
 		ret = -errno;
@@ -339,7 +395,7 @@ static int scan_all(struct scan *sc, int expfd, const char *founder, struct bc_a
 		if (subfd < 0)
 			continue; /* not a directory: gprofng skips it too */
 		snprintf(sub, sizeof(sub), "%s/%s", founder, de->d_name);
-		ret = scan_experiment(sc, subfd, sub, rep);
+		ret = scan_one(sc, subfd, sub, rep);
 		close(subfd);
 	}
 	if (dupfd >= 0)
@@ -348,15 +404,28 @@ static int scan_all(struct scan *sc, int expfd, const char *founder, struct bc_a
 		bc_set_err(err, errlen, "out of memory reading %s", founder);
 	if (!ret)
 		scan_dedup(sc);
+	rep->hits_only = sc->policy == BC_ARCHIVE_HITS;
+	if (!ret && rep->hits_only)
+		scan_keep_hits(sc, rep);
 	return ret;
 }
 
 /* --------------------------------------------------------------- copying */
 
+/* An ELF file archives/ holds, by build id: later objects with the same bytes link to it. */
+struct held {
+	char build_id[2 * 64 + 1];
+	off_t size;
+	char name[BC_ARCHIVE_NAME_MAX];
+};
+
 struct ctx {
 	const char *founder;
 	int expfd;
-	int archfd; /* founder/archives, -1 until needed */
+	int archfd;	/* founder/archives, -1 until needed */
+	uint64_t limit; /* bytes this run may copy; 0: no limit */
+	struct held *held;
+	size_t nheld, capheld;
 	struct bc_archive_report *rep;
 	char *err;
 	size_t errlen;
@@ -548,9 +617,36 @@ static int keep_copy(struct ctx *c, const char *path, const char *name, const ch
 	return ret ? ret : 1;
 }
 
+/* Remembers archives/name as the copy of the file with this build id (none: not kept). */
+static void hold(struct ctx *c, const char *build_id, off_t size, const char *name)
+{
+	if (!*build_id || BC_GROW(c->held, c->capheld, c->nheld + 1))
+		return; /* only a lost chance to link: never an error */
+	snprintf(c->held[c->nheld].build_id, sizeof(c->held->build_id), "%s", build_id);
+	snprintf(c->held[c->nheld].name, sizeof(c->held->name), "%s", name);
+	c->held[c->nheld++].size = size;
+}
+
+/*
+ * One copy per distinct object: a file with the build id and size of one
+ * archived before (another path to the same library: a container's root,
+ * a bind mount, a hard link) gets a hard link to that copy. 1 linked, 0 not.
+ */
+static int link_held(struct ctx *c, const char *build_id, off_t size, const char *name)
+{
+	for (size_t i = 0; *build_id && i < c->nheld; i++) {
+		if (c->held[i].size != size || strcmp(c->held[i].build_id, build_id))
+			continue;
+		if (open_archives(c, true) < 0)
+			return 0;
+		return linkat(c->archfd, c->held[i].name, c->archfd, name, 0) == 0;
+	}
+	return 0;
+}
+
 static int archive_object(struct ctx *c, const struct object *o)
 {
-	char name[BC_ARCHIVE_NAME_MAX], idx[BC_ARCHIVE_NAME_MAX];
+	char name[BC_ARCHIVE_NAME_MAX], idx[BC_ARCHIVE_NAME_MAX], build_id[2 * 64 + 1] = "";
 	struct stat st, cst;
 	int src = -1, copy = -1, ret = 0;
 	bool replace = false;
@@ -582,6 +678,8 @@ static int archive_object(struct ctx *c, const struct object *o)
 			    "not an ELF file; gprofng cannot use a copy of it");
 		goto out;
 	}
+	if (archive_build_id(src, build_id, sizeof(build_id)) < 0)
+		build_id[0] = '\0';
 	copy = openat(c->archfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (copy >= 0 && !fstat(copy, &cst) && S_ISREG(cst.st_mode) && has_elf_magic(copy)) {
 		/* there already: identical (same size and mtime, or same bytes) or kept */
@@ -595,6 +693,7 @@ static int archive_object(struct ctx *c, const struct object *o)
 			ret = 0;
 		} else if (ret) {
 			c->rep->present++;
+			hold(c, build_id, st.st_size, name);
 			ret = index_object(c, o->path, name, idx, &st, false);
 		} else {
 			report_skip(c->rep, BC_ARCHIVE_SKIP_CONFLICT, o->path,
@@ -620,6 +719,16 @@ static int archive_object(struct ctx *c, const struct object *o)
 			    "modified after the experiment mapped it");
 		goto out;
 	}
+	if (!replace && link_held(c, build_id, st.st_size, name)) {
+		c->rep->linked++;
+		ret = index_object(c, o->path, name, idx, &st, true);
+		goto out;
+	}
+	if (c->limit && (uint64_t)st.st_size > c->limit - c->rep->copied_bytes) {
+		report_skip(c->rep, BC_ARCHIVE_SKIP_LIMIT, o->path,
+			    "copying it would pass the limit");
+		goto out;
+	}
 	ret = open_archives(c, true);
 	if (!ret)
 		ret = copy_in(c, src, &st, name);
@@ -628,6 +737,8 @@ static int archive_object(struct ctx *c, const struct object *o)
 		ret = 0;
 	} else if (!ret) {
 		c->rep->copied++;
+		c->rep->copied_bytes += (uint64_t)st.st_size;
+		hold(c, build_id, st.st_size, name);
 		if (replace)
 			report_note(c->rep,
 				    "%s/" ARCHIVES
@@ -645,6 +756,13 @@ out:
 int bc_archive_experiment(const char *exp_path, struct bc_archive_report *rep, char *err,
 			  size_t errlen)
 {
+	return bc_archive_experiment_opts(exp_path, NULL, rep, err, errlen);
+}
+
+int bc_archive_experiment_opts(const char *exp_path, const struct bc_archive_opts *opts,
+			       struct bc_archive_report *rep, char *err, size_t errlen)
+{
+	static const struct bc_archive_opts defaults;
 	char founder[PATH_MAX];
 	struct ctx c = {.founder = founder,
 			.expfd = -1,
@@ -659,6 +777,10 @@ int bc_archive_experiment(const char *exp_path, struct bc_archive_report *rep, c
 	memset(rep, 0, sizeof(*rep));
 	if (err && errlen)
 		err[0] = '\0';
+	if (!opts)
+		opts = &defaults;
+	sc.policy = opts->policy;
+	c.limit = opts->limit_bytes;
 	ret = bc_archive_founder(exp_path, founder, sizeof(founder));
 	if (ret) {
 		bc_set_err(err, errlen, "%s: not an experiment path", exp_path);
@@ -681,13 +803,19 @@ int bc_archive_experiment(const char *exp_path, struct bc_archive_report *rep, c
 		goto out;
 	}
 	ret = scan_all(&sc, c.expfd, founder, rep, err, errlen);
-	rep->objects = sc.nobjs;
-	for (size_t i = 0; !ret && i < sc.nobjs; i++)
+	rep->objects = sc.nobjs + rep->not_hit;
+	for (size_t i = 0; !ret && i < sc.nobjs; i++) {
+		if (opts->progress)
+			opts->progress(opts->progress_arg, i, sc.nobjs, rep->copied_bytes);
 		ret = archive_object(&c, &sc.objs[i]);
+	}
+	if (!ret && opts->progress)
+		opts->progress(opts->progress_arg, sc.nobjs, sc.nobjs, rep->copied_bytes);
 	if (ret == -ENOMEM)
 		bc_set_err(err, errlen, "out of memory archiving %s", founder);
 out:
 	scan_free(&sc);
+	free(c.held);
 	if (c.archfd >= 0)
 		close(c.archfd);
 	close(c.expfd);

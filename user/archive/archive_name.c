@@ -184,3 +184,48 @@ int bc_archive_lookup(const char *exp_path, const char *object_path, char *copy,
 	}
 	return 0;
 }
+
+int bc_archive_parse_limit(const char *s, uint64_t *bytes)
+{
+	unsigned int shift = 0;
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (!strcmp(s, "none") || !strcmp(s, "unlimited")) {
+		*bytes = 0;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	}
+	if (shift && *end == 'i')
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}

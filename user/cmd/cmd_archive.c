@@ -16,8 +16,16 @@ static const char archive_usage[] =
 	"function names when the files change or go away: after recording, for an\n"
 	"experiment whose recorder died, or again by hand. Safe to run again, and\n"
 	"while the experiment is still being recorded. EXP may be a subexperiment\n"
-	"(its founder is archived). Layout: docs/archives.md.\n"
+	"(its founder is archived). Layout and policy: docs/archives.md.\n"
 	"\n"
+	"A system-wide (-a) or kernel (-k) experiment gets only the objects its\n"
+	"data hits (a stack frame of a sample, an off-CPU, heap, sync or I/O event,\n"
+	"or an entered probe), most-hit first; another file with the same build id\n"
+	"and size is hard-linked to the copy, not copied again.\n"
+	"\n"
+	"  --all           every object mapped, whatever the experiment's kind\n"
+	"  --hits          only the objects the data hits, whatever its kind\n"
+	"  --limit=SIZE    copy at most SIZE bytes (K, M, G; default 256M; none)\n"
 	"  -v, --verbose   say what happened to each object not archived\n"
 	"  -h, --help      this text\n"
 	"\n"
@@ -30,9 +38,15 @@ static void print_summary(const char *exp, const struct bc_archive_report *rep, 
 
 	if (verbose && rep->notes)
 		fputs(rep->notes, stdout);
-	printf("%s: %zu object%s archived (%zu copied, %zu already there), %zu skipped", exp,
-	       rep->copied + rep->present, rep->copied + rep->present == 1 ? "" : "s", rep->copied,
-	       rep->present, rep->skipped);
+	size_t archived = rep->copied + rep->linked + rep->present;
+
+	printf("%s: %zu object%s archived (%zu copied, ", exp, archived, archived == 1 ? "" : "s",
+	       rep->copied);
+	if (rep->linked)
+		printf("%zu linked, ", rep->linked);
+	printf("%zu already there), %zu skipped", rep->present, rep->skipped);
+	if (rep->hits_only)
+		printf(", %zu never hit", rep->not_hit);
 	for (int i = 0; i < BC_ARCHIVE_NSKIP; i++) {
 		if (!rep->by_reason[i])
 			continue;
@@ -50,11 +64,16 @@ static void print_summary(const char *exp, const struct bc_archive_report *rep, 
 
 int bc_cmd_archive(int argc, char **argv)
 {
+	enum { OPT_ALL = 256, OPT_HITS, OPT_LIMIT };
 	static const struct option longopts[] = {
+		{"all", no_argument, NULL, OPT_ALL},
+		{"hits", no_argument, NULL, OPT_HITS},
+		{"limit", required_argument, NULL, OPT_LIMIT},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	struct bc_archive_opts opts = {.limit_bytes = BC_ARCHIVE_DEFAULT_LIMIT};
 	struct bc_archive_report rep;
 	bool verbose = false;
 	char err[1024];
@@ -63,6 +82,20 @@ int bc_cmd_archive(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
+		case OPT_ALL:
+			opts.policy = BC_ARCHIVE_ALL;
+			break;
+		case OPT_HITS:
+			opts.policy = BC_ARCHIVE_HITS;
+			break;
+		case OPT_LIMIT:
+			if (bc_archive_parse_limit(optarg, &opts.limit_bytes) < 0) {
+				bc_error("archive: --limit takes a size such as 500M or 2G, or "
+					 "none, not '%s'",
+					 optarg);
+				return 2;
+			}
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -75,11 +108,11 @@ int bc_cmd_archive(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		bc_error("archive: %s; usage: bpfcollect archive [-v] EXP",
+		bc_error("archive: %s; usage: bpfcollect archive [OPTIONS] EXP",
 			 optind >= argc ? "no experiment given" : "one experiment at a time");
 		return 2;
 	}
-	ret = bc_archive_experiment(argv[optind], &rep, err, sizeof(err));
+	ret = bc_archive_experiment_opts(argv[optind], &opts, &rep, err, sizeof(err));
 	if (ret < 0) {
 		bc_error("archive: %s", err);
 		bc_archive_report_free(&rep);

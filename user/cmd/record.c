@@ -556,6 +556,50 @@ static void record_run(struct record_run *x)
 }
 
 /* Detached first so nothing new arrives, then what is left, the losses and the end. */
+/* On a terminal, where archiving is: it can take seconds for big libraries. */
+static void archive_progress(void *arg, size_t done, size_t total, uint64_t bytes)
+{
+	(void)arg;
+	if (done < total)
+		fprintf(stderr, "\rbpfcollect: archiving %zu/%zu objects, %.1f MB\033[K", done + 1,
+			total, (double)bytes / 1e6);
+	else
+		fprintf(stderr, "\r\033[K");
+}
+
+/*
+ * Copies of the binaries, so the experiment outlives them (collect's -A
+ * on), after detach: under -a/-k only what the data hits, bounded by
+ * --archive-limit. A failure leaves the recording whole: archive retries.
+ */
+static void record_archive(struct record_run *x)
+{
+	struct bc_archive_opts ao = {
+		.policy = x->opts.archive_all ? BC_ARCHIVE_ALL : BC_ARCHIVE_AUTO,
+		.limit_bytes = x->opts.archive_limit,
+		.progress = !x->opts.quiet && isatty(STDERR_FILENO) ? archive_progress : NULL,
+	};
+	struct bc_archive_report arep = {0};
+	size_t over = 0;
+
+	if (bc_archive_experiment_opts(x->exp_path, &ao, &arep, x->err, sizeof(x->err)) < 0)
+		bc_error("warning: %s; 'bpfcollect archive %s' retries", x->err, x->exp_path);
+	over = arep.by_reason[BC_ARCHIVE_SKIP_LIMIT];
+	if (!x->opts.quiet && (arep.hits_only || over)) {
+		fprintf(stderr,
+			"bpfcollect: archives: %zu objects (%zu copied, %zu linked, %zu there), "
+			"%.1f MB",
+			arep.copied + arep.linked + arep.present, arep.copied, arep.linked,
+			arep.present, (double)arep.copied_bytes / 1e6);
+		if (arep.hits_only)
+			fprintf(stderr, "; %zu mapped but never hit, left out", arep.not_hit);
+		if (over)
+			fprintf(stderr, "; %zu over --archive-limit, left out", over);
+		fputc('\n', stderr);
+	}
+	bc_archive_report_free(&arep);
+}
+
 static int record_finish(struct record_run *x)
 {
 	struct recorder *r = &x->r;
@@ -588,15 +632,8 @@ static int record_finish(struct record_run *x)
 			 x->exp_path, strerror(-e), e == -ENOSPC ? " (disk full)" : "");
 		return e;
 	}
-	/* Copies of the binaries, so the experiment outlives them (collect's -A on). */
-	if (x->opts.archive && x->outputs.exp_path[0]) {
-		struct bc_archive_report arep = {0};
-
-		if (bc_archive_experiment(x->exp_path, &arep, x->err, sizeof(x->err)) < 0)
-			bc_error("warning: %s; 'bpfcollect archive %s' retries", x->err,
-				 x->exp_path);
-		bc_archive_report_free(&arep);
-	}
+	if (x->opts.archive && x->outputs.exp_path[0])
+		record_archive(x);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/archive.h"
 #include "bpfcollect/capture.h"
 #include "bpfcollect/formats.h"
 #include "bpfcollect/record_opts.h"
@@ -75,8 +76,12 @@ const char bc_record_usage[] =
 	"                     waits, context switches, faults) every SECONDS\n"
 	"                     (default on: 1 s); off: at start and end only\n"
 	"  -C COMMENT         a comment for the experiment's notes (repeatable)\n"
-	"  -A on|off          copy the programs and libraries it maps into the\n"
-	"                     experiment's archives/ at the end (default on)\n"
+	"  -A on|off|copy     copy the programs and libraries into the experiment's\n"
+	"                     archives/ after recording (default on): with -a or\n"
+	"                     -k only those a sample or probe hit, one copy per\n"
+	"                     build id; copy: every one mapped\n"
+	"  --archive-limit=SIZE copy at most SIZE (K, M, G; default 256M; none),\n"
+	"                     the most-hit objects first\n"
 	"  -f FORMAT          an output format (repeatable; default er; the list\n"
 	"                     is below). With an experiment, each other format\n"
 	"                     writes NAME.csv, NAME.dump, ... beside NAME.er;\n"
@@ -108,6 +113,7 @@ enum {
 	OPT_STRING_SIZE,
 	OPT_OFFCPU,
 	OPT_MAX_PROBES,
+	OPT_ARCHIVE_LIMIT,
 	OPT_FORMAT_FIRST = 1024, /* the formats' options (bc_format_longopts) */
 };
 
@@ -120,6 +126,7 @@ static const struct option base_longopts[] = {
 	{"string-size", required_argument, NULL, OPT_STRING_SIZE},
 	{"offcpu", no_argument, NULL, OPT_OFFCPU},
 	{"max-probes", required_argument, NULL, OPT_MAX_PROBES},
+	{"archive-limit", required_argument, NULL, OPT_ARCHIVE_LIMIT},
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -315,6 +322,13 @@ static int parse_limit_option(struct bc_record_opts *o, int c, char *err, size_t
 		o->max_probes = (unsigned int)v;
 		return 0;
 	}
+	case OPT_ARCHIVE_LIMIT:
+		if (bc_archive_parse_limit(optarg, &o->archive_limit) < 0)
+			return bad(err, errlen,
+				   "--archive-limit takes a size such as 500M or 2G, or none, "
+				   "not '%s'",
+				   optarg);
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -425,6 +439,7 @@ static int parse_option(struct bc_record_opts *o, int c, char **argv, char *err,
 		if (strcmp(optarg, "on") && strcmp(optarg, "off") && strcmp(optarg, "copy"))
 			return bad(err, errlen, "-A takes on, off or copy, not '%s'", optarg);
 		o->archive = strcmp(optarg, "off") != 0;
+		o->archive_all = strcmp(optarg, "copy") == 0;
 		return 0;
 	case 'q':
 		o->quiet = true;
@@ -461,6 +476,7 @@ static int opts_init(struct bc_record_opts *o, int argc)
 	o->string_size = BC_STRLEN_DEFAULT;
 	o->sample_ms = 1000;
 	o->archive = true;
+	o->archive_limit = BC_ARCHIVE_DEFAULT_LIMIT;
 	bc_format_opts_init(&o->fopts);
 	o->specs = calloc((size_t)argc + 1, sizeof(*o->specs));
 	o->arg_specs = calloc((size_t)argc + 1, sizeof(*o->arg_specs));

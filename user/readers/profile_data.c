@@ -97,26 +97,33 @@ static int cmp_stack(const void *a, const void *b)
 	return (x->uid > y->uid) - (x->uid < y->uid);
 }
 
-/* FRAME packets: the first native stack block of each. PCs must be 8-aligned in the buffer. */
-static int parse_frames(struct bc_prof_data *d, size_t len)
+/*
+ * FRAME packets: the first native stack block of each. PCs must be 8-aligned
+ * in the buffer. Sizes are widened before they are added: a corrupt hsize or
+ * bsize near 2^32 must not wrap past the checks.
+ */
+int bc_prof_frames_parse(struct bc_prof_data *d, size_t len)
 {
 	size_t off = 0, cap = 0;
 	const char *b = d->frame_buf;
 
 	while (off + 16 <= len) {
 		uint16_t tsize = get16(b + off), type = get16(b + off + 2);
-		uint32_t hsize = get32(b + off + 4);
+		uint64_t hsize = get32(b + off + 4);
 
 		if (tsize < 4 || (off & 3) || off + tsize > len) {
 			d->bad_packets++;
 			break;
 		}
 		if (type == FRAME_PACKET && hsize >= 16 && hsize + 16 <= tsize) {
-			uint32_t bsize = get32(b + off + hsize), kind = get32(b + off + hsize + 4);
+			uint64_t bsize = get32(b + off + hsize);
+			uint32_t kind = get32(b + off + hsize + 4);
 			size_t n;
 
-			if (bsize < 16 || hsize + bsize > tsize ||
-			    (kind & ~INFO_COMPRESSED) != STACK_INFO || ((off + hsize + 16) & 7)) {
+			/* a compressed block ends in one more word: 24 bytes at least */
+			if (bsize < ((kind & INFO_COMPRESSED) ? 24u : 16u) ||
+			    hsize + bsize > tsize || (kind & ~INFO_COMPRESSED) != STACK_INFO ||
+			    ((off + hsize + 16) & 7)) {
 				d->bad_packets++;
 				off += tsize;
 				continue;
@@ -310,7 +317,7 @@ int bc_prof_data_read(const char *exp, struct bc_prof_data *d, char *err, size_t
 		goto out;
 	rc = read_whole(exp, "data.frameinfo", &d->frame_buf, &len);
 	if (rc == 0) {
-		rc = parse_frames(d, len);
+		rc = bc_prof_frames_parse(d, len);
 	} else if (rc == -ENOENT) {
 		rc = 0; /* no sample, or every one without a stack */
 	}

@@ -64,9 +64,13 @@ struct {
 	__uint(max_entries, 8 << 20);
 } events SEC(".maps") __weak;
 
-/* Thread-group ids being traced. The agent seeds it; fork children join in BPF. */
+/*
+ * Thread-group ids being traced. The agent seeds it; fork children join in
+ * BPF. Not preallocated: 65536 elements made up front cost 1.6 ms at start.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u32);

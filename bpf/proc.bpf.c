@@ -25,17 +25,22 @@ static __always_inline __u64 shared_with_parent(struct task_struct *parent,
 {
 	__u64 flags = 0;
 
-	if (child->mm == parent->mm)
+	/*
+	 * Probe reads, not direct loads: each pointer loaded through a BTF
+	 * pointer makes the verifier search the kernel's BTF for whether it
+	 * is trusted, about a millisecond apiece at load time.
+	 */
+	if (BPF_CORE_READ(child, mm) == BPF_CORE_READ(parent, mm))
 		flags |= CLONE_VM;
-	if (child->fs == parent->fs)
+	if (BPF_CORE_READ(child, fs) == BPF_CORE_READ(parent, fs))
 		flags |= CLONE_FS;
-	if (child->files == parent->files)
+	if (BPF_CORE_READ(child, files) == BPF_CORE_READ(parent, files))
 		flags |= CLONE_FILES;
-	if (child->sighand == parent->sighand)
+	if (BPF_CORE_READ(child, sighand) == BPF_CORE_READ(parent, sighand))
 		flags |= CLONE_SIGHAND;
 	if (child->tgid == parent->tgid)
 		flags |= CLONE_THREAD;
-	if (child->vfork_done)
+	if (BPF_CORE_READ(child, vfork_done))
 		flags |= CLONE_VFORK;
 	return flags;
 }
@@ -182,7 +187,7 @@ int BPF_PROG(proc_exit, struct task_struct *p)
 	rec = record_reserve(sizeof(*rec), group_dead ? BC_REC_PROC_EXIT : BC_REC_THREAD_EXIT,
 			     BC_LOSS_PROC, ts, ts ? ts->depth : 0, now);
 	if (rec) {
-		struct signal_struct *sig = p->signal;
+		struct signal_struct *sig = BPF_CORE_READ(p, signal);
 
 		rec->exit_code = p->exit_code;
 		rec->pad = 0;

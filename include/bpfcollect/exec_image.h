@@ -29,4 +29,10 @@ struct bc_exec_maps {
 int bc_exec_image_maps(const char *exe, uint64_t code_start, uint64_t interp_base, uint32_t pid,
 		       uint64_t ktime, struct bc_exec_maps *out);
 
+/*
+ * The dynamic linker exe asks for (PT_INTERP), its real path into
+ * interp[len]. 0, -ENOENT for a static program, or -errno.
+ */
+int bc_exec_interp(const char *exe, char *interp, size_t len);
+
 #endif

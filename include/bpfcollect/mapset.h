@@ -16,6 +16,7 @@ struct bc_mapset_entry {
 	uint32_t pid;
 	uint64_t start, end, offset;
 	uint32_t prot;
+	uint32_t mark; /* the last mapping snapshot that saw it (0: none) */
 	char *path;
 };
 
@@ -28,6 +29,8 @@ void bc_mapset_free(struct bc_mapset *s);
 /* Records a new mapping of m->pid. -ENOMEM. */
 int bc_mapset_add(struct bc_mapset *s, const struct bc_mapping *m);
 /* Forgets the mappings of pid starting inside [start, end). */
+/* pid's mapping that starts at start, or NULL. */
+struct bc_mapset_entry *bc_mapset_find(struct bc_mapset *s, uint32_t pid, uint64_t start);
 void bc_mapset_unmap(struct bc_mapset *s, uint32_t pid, uint64_t start, uint64_t end);
 /* Forgets every mapping of pid (exec, exit). */
 void bc_mapset_drop(struct bc_mapset *s, uint32_t pid);

@@ -160,11 +160,24 @@ struct bc_rec_exit {
 };
 
 /*
- * BC_REC_MMAP: an mmap() that made an executable file mapping. The file's
- * path travels as its components, leaf first, each NUL-terminated, in
- * path[0..path_len): the agent joins them in reverse. The agent turns these
- * (and the image an exec maps) into map.xml events; they are not stored.
+ * BC_REC_MMAP: an executable file mapping. The file's path travels as its
+ * components, leaf first, each NUL-terminated, in path[0..path_len): the
+ * agent joins them in reverse. The agent turns these (and the image an exec
+ * maps) into map.xml events; they are not stored.
+ *
+ * origin says where it comes from: an mmap() returning (BC_MMAP_SYSCALL), or
+ * a snapshot of the process's executable mappings taken when its dynamic
+ * linker announced a change of its library list (BC_MMAP_SNAPSHOT, one
+ * record per mapping). A snapshot ends with a BC_MMAP_SNAPSHOT_END record,
+ * which names no mapping: its start is the number of snapshot records sent
+ * before it, its end 1 when some could not be sent. Mappings the process
+ * had before and the complete snapshot lacks are gone (dlclose).
  */
+enum bc_mmap_origin {
+	BC_MMAP_SYSCALL = 0,
+	BC_MMAP_SNAPSHOT = 1,
+	BC_MMAP_SNAPSHOT_END = 2,
+};
 #define BC_MMAP_PATH_MAX 1024
 #define BC_MMAP_DEPTH	 32 /* path components walked at most */
 
@@ -178,7 +191,7 @@ struct bc_rec_mmap {
 	__u32 dev;	/* kernel dev_t: major << 20 | minor */
 	__u16 path_len; /* bytes used in path */
 	__u8 truncated; /* 1: deeper than BC_MMAP_DEPTH or longer than the buffer */
-	__u8 pad;
+	__u8 origin;	/* enum bc_mmap_origin */
 	char path[BC_MMAP_PATH_MAX];
 };
 

@@ -20,10 +20,21 @@
 #include "bpfcollect/record.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/state.h"
+#include "bpfcollect/uprobe_warm.h"
 
 struct collect_bpf;
 struct ring_buffer;
 struct bpf_link;
+
+#define BC_LDSO_MAX	 8  /* distinct dynamic linkers hooked */
+#define BC_SNAPSHOTS_MAX 64 /* processes whose mapping snapshots interleave in the ring */
+
+/* A process's mapping snapshot being received (BC_MMAP_SNAPSHOT records). */
+struct bc_snapshot {
+	uint32_t pid; /* 0: free */
+	uint32_t mark;
+	uint64_t received;
+};
 
 struct recorder {
 	struct bc_record_opts *opts;
@@ -53,6 +64,16 @@ struct recorder {
 	uint64_t events, bad_records;
 	struct bpf_link **profile_links; /* -p: one cpu-clock event per CPU */
 	size_t n_profile_links;
+	const char *exe; /* the launched program (its dynamic linker is hooked) */
+	/* mappings without sys_exit: the dynamic linkers' _dl_debug_state hooks */
+	bool ldso_multi; /* as uprobe_multi links (fds), else perf uprobes (links) */
+	int ldso_fds[BC_LDSO_MAX];
+	size_t n_ldso_fds;
+	struct bpf_link *ldso_links[BC_LDSO_MAX];
+	size_t n_ldso_links;
+	struct bc_uprobe_warm warm; /* start-up: the first registration's wait, paid meanwhile */
+	struct bc_snapshot snaps[BC_SNAPSHOTS_MAX]; /* mapping snapshots under way */
+	uint32_t snap_mark;
 	bool status_line;
 };
 
@@ -106,6 +127,28 @@ int bc_recorder_on_record(void *ctx, void *data, size_t size);
 int bc_recorder_start_profile(struct recorder *r, char *err, size_t errlen);
 /* Stops it; safe to call twice or when it never started. */
 void bc_recorder_stop_profile(struct recorder *r);
+
+/*
+ * Whether mappings come from the sys_exit program (mmap/munmap of traced
+ * processes: --syscalls, -k, -a, where it is loaded anyway) or, to spare
+ * every other process a program on each syscall, from the dynamic linkers'
+ * library-list hook.
+ */
+bool bc_recorder_maps_by_syscall(const struct recorder *r);
+/*
+ * Hooks _dl_debug_state of the dynamic linkers the traced programs use:
+ * the launched program's, the attached processes', the system's. One that
+ * cannot be hooked is said on stderr, not fatal. 0 or -ENOMEM.
+ */
+int bc_recorder_hook_ldso(struct recorder *r);
+/* Removes the hooks; safe to call twice. */
+void bc_recorder_unhook_ldso(struct recorder *r);
+/*
+ * A BC_MMAP_SNAPSHOT or _END record: new mappings into the state and the
+ * sinks, and at a complete snapshot's end, the process's mappings it no
+ * longer has removed. 0 or -errno.
+ */
+int bc_recorder_snapshot(struct recorder *r, const struct bc_rec_mmap *rec);
 
 /* Drains the ring into the sink until the traced processes end or a signal stops it. */
 int bc_recorder_drain(struct recorder *r, int sigfd);

@@ -154,6 +154,8 @@ test_system_wide() {
 	done
 	check_eq "a subexperiment only for processes with user-level records (calls, samples)" \
 		yes "$s_ok"
+	check_eq "every one named from the records, none _unknown" "" \
+		"$(cd "$d/sys.er" && ls -d _unknown* 2>/dev/null)"
 	# Kernel symbols are read once: the founder holds them all; each subexperiment keeps only
 	# those its samples hit, so gprofng opens it in milliseconds, and names the same functions.
 	local subset=ok k
@@ -204,5 +206,84 @@ test_system_wide() {
 	expect_error "more functions than --max-probes" "more than the limit of 2 probes" \
 		"$BC" record --max-probes=2 -u 'tgt_*' -o "$d/bad.er" -- "$TGT/offcpu" 1
 	check "no experiment left behind by refused recordings" test ! -e "$d/bad.er"
+	rm -rf "$d"
+}
+
+test_pid_reuse() {
+	echo "# a pid used twice: two processes, each with its own experiment and its own calls"
+	local d
+	d=$(mktemp -d)
+	(cd "$d" && "$BC" record -q -o r.er -u 'tgt_*' -- "$TGT/pidreuse" >r.out 2>r.err)
+	check_eq "record of the pid-reusing target exits 0" 0 $?
+	local pid fa fb
+	read -r _ pid _ fa _ fb <"$d/r.out"
+	check "the target got pid $pid twice (forks $fa and $fb)" test -n "$fb"
+	check_eq "_f$fa.er, the first process $pid: 3 tgt_first" 3 "$(calls_of "$d/r.er/_f$fa.er" tgt_first)"
+	check_eq "and no tgt_second" 0 "$(calls_of "$d/r.er/_f$fa.er" tgt_second)"
+	check_eq "_f$fb.er, the second process $pid: 5 tgt_second" 5 "$(calls_of "$d/r.er/_f$fb.er" tgt_second)"
+	check_eq "and no tgt_first" 0 "$(calls_of "$d/r.er/_f$fb.er" tgt_first)"
+
+	(cd "$d" && "$BC" record -q -k -u 'tgt_*' -- "$TGT/pidreuse" >k.out 2>k.err)
+	check_eq "record -k of it exits 0" 0 $?
+	read -r _ pid _ _ _ _ <"$d/k.out"
+	local k="$d/ktest.1.er"
+	check_eq "-k: _pidreuse_PID_$pid.1.er, the first: 3 tgt_first" 3 \
+		"$(calls_of "$k/_pidreuse_PID_$pid.1.er" tgt_first)"
+	check_eq "-k: _pidreuse_PID_$pid.2.er, the second: 5 tgt_second" 5 \
+		"$(calls_of "$k/_pidreuse_PID_$pid.2.er" tgt_second)"
+	check_eq "and each has only its own calls" "0 0" \
+		"$(calls_of "$k/_pidreuse_PID_$pid.1.er" tgt_second) $(calls_of "$k/_pidreuse_PID_$pid.2.er" tgt_first)"
+	check "the kernel experiment opens in gprofng" gprofng_ok "$k"
+	rm -rf "$d"
+}
+
+# Names of the BPF programs loaded now (the recording running is the only one: tests run in turn).
+loaded_progs() {
+	bpftool prog show 2>/dev/null | awk '$3 == "name" { print $4 }' | sort -u | tr '\n' ' '
+}
+
+# Runs record ARGS... on a target that takes about a second; prints the programs loaded meanwhile.
+progs_during() {
+	local rp seen=
+	# the programs of a recording that just ended are freed a moment after it exits
+	for _ in $(seq 100); do
+		[[ " $(loaded_progs) " == *" proc_fork "* ]] || break
+		sleep 0.05
+	done
+	"$BC" record -q -o "$1" "${@:2}" -u 'tgt_*' -- "$TGT/offcpu" 100 >/dev/null 2>&1 &
+	rp=$!
+	for _ in $(seq 50); do
+		seen=$(loaded_progs)
+		[[ " $seen " == *" proc_fork "* ]] && break
+		sleep 0.05
+	done
+	wait $rp
+	echo "$seen"
+}
+
+test_needed_programs() {
+	echo "# programs a recording does not need are neither loaded nor attached"
+	local d p
+	d=$(mktemp -d)
+	p=$(progs_during "$d/a.er")
+	check "a launched command with -u: its probes and the process programs ($p)" \
+		bash -c "[[ ' $p ' == *' func_entry '* && ' $p ' == *' proc_fork '* ]]"
+	check "no program on syscalls, so untraced processes pay nothing per syscall" \
+		bash -c "! grep -qwE 'sys_exit|sys_enter|io_sys_enter|io_sys_exit|sched_switch' <<<'$p'"
+	check "the dynamic linker's hook follows its libraries instead" \
+		bash -c "[[ ' $p ' == *' ldso_debug_state '* ]]"
+	check_eq "and map.xml has libc, loaded after exec" 1 \
+		"$(grep -c 'modes="0x005".*name="[^"]*/libc.so.6"' "$d/a.er/map.xml")"
+	p=$(progs_during "$d/b.er" --syscalls)
+	check "--syscalls: sys_enter and sys_exit, which follows mmap too ($p)" \
+		bash -c "[[ ' $p ' == *' sys_enter '* && ' $p ' == *' sys_exit '* ]]"
+	check "and no dynamic linker hook" bash -c "[[ ' $p ' != *' ldso_debug_state '* ]]"
+	check_eq "map.xml has libc alike" 1 \
+		"$(grep -c 'modes="0x005".*name="[^"]*/libc.so.6"' "$d/b.er/map.xml")"
+	check_eq "of the same size" \
+		"$(grep -o 'vaddr="[^"]*" size="[^"]*".*libc.so.6' "$d/a.er/map.xml" | cut -d' ' -f2)" \
+		"$(grep -o 'vaddr="[^"]*" size="[^"]*".*libc.so.6' "$d/b.er/map.xml" | cut -d' ' -f2)"
+	p=$(progs_during "$d/c.er" --offcpu)
+	check "--offcpu: the scheduler programs" bash -c "[[ ' $p ' == *' sched_switch '* ]]"
 	rm -rf "$d"
 }

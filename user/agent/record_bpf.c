@@ -42,15 +42,17 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 		ret_caps |= r->funcs.v[i].capture.n_return > 0;
 	}
 	struct bpf_program *uprogs[] = {
-		r->skel->progs.func_entry,     r->skel->progs.func_return,
-		r->skel->progs.func_entry_cap, r->skel->progs.func_return_cap,
-		r->skel->progs.heap_entry,     r->skel->progs.heap_return,
-		r->skel->progs.sync_entry,     r->skel->progs.sync_return};
+		r->skel->progs.func_entry,	r->skel->progs.func_return,
+		r->skel->progs.func_entry_cap,	r->skel->progs.func_return_cap,
+		r->skel->progs.heap_entry,	r->skel->progs.heap_return,
+		r->skel->progs.sync_entry,	r->skel->progs.sync_return,
+		r->skel->progs.ldso_debug_state};
 
 	for (size_t i = 0; i < sizeof(uprogs) / sizeof(uprogs[0]); i++)
 		if (multi)
 			bpf_program__set_expected_attach_type(
 				uprogs[i], (enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
+	r->ldso_multi = multi;
 	/* The sleepable capture programs need a 6.12+ kfunc: load them only when used. */
 	bpf_program__set_autoload(r->skel->progs.func_entry_cap, entry_caps);
 	bpf_program__set_autoload(r->skel->progs.func_return_cap, ret_caps);
@@ -65,9 +67,14 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	bpf_program__set_autoload(r->skel->progs.sched_wakeup, r->opts->offcpu);
 	bpf_program__set_autoload(r->skel->progs.io_sys_enter, r->opts->io);
 	bpf_program__set_autoload(r->skel->progs.io_sys_exit, r->opts->io);
-	/* sys_exit also follows mmap/munmap for map.xml: it is always there. */
-	if (!r->opts->syscalls)
-		bpf_program__set_autoload(r->skel->progs.sys_enter, false);
+	/*
+	 * sys_exit also follows mmap/munmap for map.xml where it runs anyway
+	 * (--syscalls, -k, -a); elsewhere the dynamic linkers' hook does, and
+	 * no process pays a program on each of its syscalls.
+	 */
+	bpf_program__set_autoload(r->skel->progs.sys_enter, r->opts->syscalls);
+	bpf_program__set_autoload(r->skel->progs.sys_exit, bc_recorder_maps_by_syscall(r));
+	bpf_program__set_autoload(r->skel->progs.ldso_debug_state, !bc_recorder_maps_by_syscall(r));
 	/* One capture slot per function id (an array map cannot be empty). */
 	bpf_map__set_max_entries(r->skel->maps.capture_specs,
 				 r->funcs.n ? (uint32_t)r->funcs.n : 1);
@@ -150,8 +157,10 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 		rc = bc_attach_more(&sync, &r->sync_funcs, multi, &r->att, err, errlen);
 	if (rc < 0)
 		return rc;
-	r->ring =
-		ring_buffer__new(bpf_map__fd(r->skel->maps.events), bc_recorder_on_ring, r, NULL);
+	rc = bc_recorder_hook_ldso(r);
+	if (rc < 0)
+		return rc;
+	r->ring = ring_buffer__new(bpf_map__fd(r->skel->maps.events), bc_recorder_on_ring, r, NULL);
 	if (!r->ring) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(-rc));

@@ -63,6 +63,9 @@ static int handle_mapping(struct recorder *r, const struct bc_event *ev)
 	struct bc_mapping m;
 	int rc;
 
+	if (ev->rec->kind == BC_REC_MMAP &&
+	    ((const struct bc_rec_mmap *)ev->rec)->origin != BC_MMAP_SYSCALL)
+		return bc_recorder_snapshot(r, (const struct bc_rec_mmap *)ev->rec);
 	if (ev->rec->kind == BC_REC_MUNMAP) {
 		const struct bc_rec_munmap *u = (const void *)ev->rec;
 

@@ -398,6 +398,10 @@ static int record_load(struct record_run *x)
 	struct recorder *r = &x->r;
 	int rc;
 
+	r->exe = x->exe[0] ? x->exe : NULL;
+	/* only when uprobes follow: function probes, -H/-s, the dynamic linker's hook */
+	if (r->funcs.n || r->heap_funcs.n || r->sync_funcs.n || !bc_recorder_maps_by_syscall(r))
+		bc_uprobe_warm_start(&r->warm);
 	rc = bc_recorder_setup_bpf(r, x->err, sizeof(x->err));
 	if (rc < 0)
 		return rc;
@@ -607,7 +611,10 @@ static int record_finish(struct record_run *x)
 
 	x->n_probes = r->att.n_probes;
 	bc_recorder_stop_profile(r);
+	/* uprobes go after every return probe: see bc_detach_functions */
 	bc_detach_functions(&r->att);
+	bc_recorder_unhook_ldso(r);
+	bc_uprobe_warm_free(&r->warm);
 	collect_bpf__detach(r->skel);
 	/* detached: what is left is bounded by the ring's size */
 	while (bc_recorder_consume(r) > 0)
@@ -696,7 +703,10 @@ static void record_free(struct record_run *x)
 	if (r->child.pid > 0 && !r->root_reaped && (r->child.release_fd >= 0))
 		bc_launch_abort(&r->child);
 	bc_recorder_stop_profile(r);
+	/* uprobes go after every return probe: see bc_detach_functions */
 	bc_detach_functions(&r->att);
+	bc_recorder_unhook_ldso(r);
+	bc_uprobe_warm_free(&r->warm);
 	ring_buffer__free(r->ring);
 	collect_bpf__destroy(r->skel);
 	r->sink = NULL;

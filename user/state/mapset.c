@@ -35,8 +35,17 @@ int bc_mapset_add(struct bc_mapset *s, const struct bc_mapping *m)
 	e->end = m->end;
 	e->offset = m->offset;
 	e->prot = m->prot;
+	e->mark = 0;
 	s->n++;
 	return 0;
+}
+
+struct bc_mapset_entry *bc_mapset_find(struct bc_mapset *s, uint32_t pid, uint64_t start)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].pid == pid && s->v[i].start == start)
+			return &s->v[i];
+	return NULL;
 }
 
 static void remove_at(struct bc_mapset *s, size_t i)

@@ -87,3 +87,48 @@ int bc_exec_image_maps(const char *exe, uint64_t code_start, uint64_t interp_bas
 		add_segments(out->paths[1], interp_base, false, pid, ktime, out, NULL, 0);
 	return 0;
 }
+
+int bc_exec_interp(const char *exe, char *interp, size_t len)
+{
+	char raw[PATH_MAX] = "", *real;
+	Elf64_Ehdr eh;
+	int fd, rc = 0;
+
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* the headers alone, by pread: no need to read a big program whole */
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh.e_phoff > INT64_MAX / 2) {
+		rc = -ENOEXEC;
+		goto out;
+	}
+	for (unsigned int i = 0; i < eh.e_phnum && !raw[0]; i++) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != sizeof(ph))
+			break;
+		if (ph.p_type == PT_INTERP && ph.p_filesz > 1 && ph.p_filesz < sizeof(raw) &&
+		    ph.p_offset < INT64_MAX &&
+		    pread(fd, raw, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz)
+			raw[ph.p_filesz - 1] = 0;
+	}
+	if (!raw[0]) {
+		rc = -ENOENT; /* static: no dynamic linker */
+		goto out;
+	}
+	real = realpath(raw, NULL);
+	if (!real) {
+		rc = -errno;
+		goto out;
+	}
+	if (strlen(real) >= len)
+		rc = -ENAMETOOLONG;
+	else
+		strcpy(interp, real);
+	free(real);
+out:
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Paying the first uprobe registration's RCU grace period in the
+ * background while the BPF programs load (user/agent/uprobe_warm.c).
+ */
+#ifndef BPFCOLLECT_UPROBE_WARM_H
+#define BPFCOLLECT_UPROBE_WARM_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bc_uprobe_warm {
+	pthread_t thread;
+	bool started;
+	int prog_fd; /* the empty program the warm-up link runs; -1 when none */
+	char exe[PATH_MAX];
+	uint64_t offset;
+};
+
+/* Starts the thread; without uprobe_multi links or our own mapping, does nothing. */
+void bc_uprobe_warm_start(struct bc_uprobe_warm *w);
+/* Waits for the thread (its probe is gone by then); safe when it never started, or twice. */
+void bc_uprobe_warm_free(struct bc_uprobe_warm *w);
+
+#endif

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Library mappings without a syscall tracepoint (bpf/ldso.bpf.c): which
+ * dynamic linkers to hook, and the snapshots their hook sends.
+ *
+ * A recording that traces no syscalls would otherwise keep a sys_exit
+ * program attached only to see mmap and munmap: every syscall of every
+ * process on the machine would run it. The dynamic linker instead tells
+ * debuggers when its library list changed, by calling _dl_debug_state()
+ * once the program's libraries are loaded and after each dlopen and
+ * dlclose; a uprobe there costs only the processes that load libraries,
+ * and only then. What it does not see: executable mappings made with mmap
+ * directly (not through the dynamic linker), and programs run by another
+ * dynamic linker than the ones hooked at start.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "collect.skel.h"
+
+#include "bpfcollect/cli.h"
+#include "bpfcollect/elf_symbols.h"
+#include "bpfcollect/exec_image.h"
+#include "bpfcollect/recorder.h"
+#include "bpfcollect/uprobe_multi.h"
+
+/* The dynamic linker of most programs here, for descendants the launched program runs. */
+#define SYSTEM_LDSO "/lib64/ld-linux-x86-64.so.2"
+
+bool bc_recorder_maps_by_syscall(const struct recorder *r)
+{
+	return r->opts->syscalls || r->opts->system_wide || r->opts->kernel_exp;
+}
+
+struct hooked {
+	dev_t dev[BC_LDSO_MAX];
+	ino_t ino[BC_LDSO_MAX];
+	size_t n;
+};
+
+/* The file offset of _dl_debug_state in the dynamic linker at path; 0 when not found. */
+static uint64_t debug_state_offset(const char *path)
+{
+	struct bc_elf_object *obj = NULL;
+	uint64_t off = 0;
+
+	if (bc_elf_object_load(path, &obj, NULL, 0) < 0)
+		return 0;
+	for (size_t i = 0; i < obj->nsyms && !off; i++)
+		if (!strcmp(obj->syms[i].name, "_dl_debug_state"))
+			off = obj->syms[i].offset;
+	bc_elf_object_free(obj);
+	return off;
+}
+
+/*
+ * Hooks the dynamic linker at path once per file (uprobes are per inode):
+ * an uprobe_multi link where the kernel has them, as the function probes
+ * are. A perf uprobe would take the kernel's trace-event lock, which a
+ * perf uprobe being removed elsewhere holds through an SRCU grace period.
+ */
+static void hook_one(struct recorder *r, struct hooked *h, const char *path)
+{
+	int prog = bpf_program__fd(r->skel->progs.ldso_debug_state), fd = -ENOENT;
+	uint64_t off, cookie = 0;
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return;
+	for (size_t i = 0; i < h->n; i++)
+		if (h->dev[i] == st.st_dev && h->ino[i] == st.st_ino)
+			return;
+	if (h->n == BC_LDSO_MAX)
+		return;
+	off = debug_state_offset(path);
+	if (off && r->ldso_multi)
+		fd = bc_uprobe_multi_attach(prog, path, &off, &cookie, 1, false, 0);
+	else if (off) {
+		struct bpf_link *link = bpf_program__attach_uprobe(r->skel->progs.ldso_debug_state,
+								   false, -1, path, (size_t)off);
+
+		fd = link ? 0 : -errno;
+		if (link)
+			r->ldso_links[r->n_ldso_links++] = link;
+	}
+	if (fd < 0) {
+		bc_error("warning: cannot hook the dynamic linker %s (%s): libraries its programs "
+			 "load after start are not in the experiment's maps",
+			 path, off ? strerror(-fd) : "no _dl_debug_state");
+		return;
+	}
+	if (r->ldso_multi)
+		r->ldso_fds[r->n_ldso_fds++] = fd;
+	h->dev[h->n] = st.st_dev;
+	h->ino[h->n++] = st.st_ino;
+}
+
+int bc_recorder_hook_ldso(struct recorder *r)
+{
+	char interp[PATH_MAX], exe[64];
+	struct hooked h = {0};
+
+	if (bc_recorder_maps_by_syscall(r))
+		return 0;
+	if (r->exe && bc_exec_interp(r->exe, interp, sizeof(interp)) == 0)
+		hook_one(r, &h, interp);
+	for (size_t i = 0; r->attached && i < r->n_roots; i++) {
+		snprintf(exe, sizeof(exe), "/proc/%u/exe", r->roots[i]);
+		if (bc_exec_interp(exe, interp, sizeof(interp)) == 0)
+			hook_one(r, &h, interp);
+	}
+	hook_one(r, &h, SYSTEM_LDSO);
+	return 0;
+}
+
+void bc_recorder_unhook_ldso(struct recorder *r)
+{
+	for (size_t i = 0; i < r->n_ldso_links; i++)
+		bpf_link__destroy(r->ldso_links[i]);
+	r->n_ldso_links = 0;
+	for (size_t i = 0; i < r->n_ldso_fds; i++)
+		close(r->ldso_fds[i]);
+	r->n_ldso_fds = 0;
+}
+
+/* The snapshot of pid under way, started when create; NULL if none (or no room). */
+static struct bc_snapshot *snapshot_of(struct recorder *r, uint32_t pid, bool create)
+{
+	struct bc_snapshot *free_slot = NULL;
+
+	for (size_t i = 0; i < BC_SNAPSHOTS_MAX; i++) {
+		if (r->snaps[i].pid == pid)
+			return &r->snaps[i];
+		if (!r->snaps[i].pid && !free_slot)
+			free_slot = &r->snaps[i];
+	}
+	if (!create || !free_slot)
+		return NULL;
+	free_slot->pid = pid;
+	free_slot->mark = ++r->snap_mark ? r->snap_mark : ++r->snap_mark; /* never 0 */
+	free_slot->received = 0;
+	return free_slot;
+}
+
+static int apply(struct recorder *r, const struct bc_mapping *m)
+{
+	int rc = bc_state_mapping(&r->state, m);
+
+	if (!rc)
+		rc = bc_sink_mapping(r->sink, m);
+	if (rc < 0)
+		r->sink_error = rc;
+	return rc < 0 ? rc : 0;
+}
+
+/* One mapping of a snapshot: new ones are made, known ones (same start) marked. */
+static int snapshot_entry(struct recorder *r, const struct bc_rec_mmap *rec)
+{
+	char path[BC_MMAP_PATH_MAX + BC_MMAP_DEPTH + 2];
+	struct bc_snapshot *snap = snapshot_of(r, rec->h.pid, true);
+	struct bc_mapset_entry *e = bc_mapset_find(&r->state.maps, rec->h.pid, rec->start);
+	struct bc_mapping m;
+	int rc;
+
+	if (snap)
+		snap->received++;
+	if (!e) {
+		if (bc_mapping_from_record(rec, path, sizeof(path), &m) < 0)
+			return 0;
+		rc = apply(r, &m);
+		if (rc < 0)
+			return rc;
+		e = bc_mapset_find(&r->state.maps, rec->h.pid, rec->start);
+	}
+	if (e && snap)
+		e->mark = snap->mark;
+	return 0;
+}
+
+/* A complete snapshot's end: what the process no longer maps was unmapped (dlclose). */
+static int snapshot_end(struct recorder *r, const struct bc_rec_mmap *rec)
+{
+	struct bc_snapshot *snap = snapshot_of(r, rec->h.pid, false);
+	const struct bc_mapset *maps = &r->state.maps;
+	struct bc_mapping *gone = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!snap)
+		return 0;
+	/* a snapshot the ring lost part of says nothing of what is gone */
+	if (snap->received == rec->start && !rec->end) {
+		for (size_t i = 0; i < maps->n; i++)
+			n += maps->v[i].pid == rec->h.pid && maps->v[i].mark != snap->mark;
+		gone = n ? calloc(n, sizeof(*gone)) : NULL;
+		if (n && !gone)
+			rc = -ENOMEM;
+		n = 0;
+		for (size_t i = 0; gone && i < maps->n; i++)
+			if (maps->v[i].pid == rec->h.pid && maps->v[i].mark != snap->mark)
+				gone[n++] = (struct bc_mapping){.pid = rec->h.pid,
+								.ktime = rec->h.ktime,
+								.start = maps->v[i].start,
+								.end = maps->v[i].end,
+								.unmap = true};
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = apply(r, &gone[i]);
+	free(gone);
+	snap->pid = 0;
+	if (rc == -ENOMEM)
+		r->sink_error = rc;
+	return rc;
+}
+
+int bc_recorder_snapshot(struct recorder *r, const struct bc_rec_mmap *rec)
+{
+	if (rec->origin == BC_MMAP_SNAPSHOT_END)
+		return snapshot_end(r, rec);
+	return snapshot_entry(r, rec);
+}

@@ -163,6 +163,7 @@ bench: $(BIN) $(TARGET_BINS)
 	tools/bench-profile.sh $(O)
 	tools/bench-io.sh $(O)
 	tools/bench-untraced.sh $(O)
+	tools/bench-system.sh $(O)
 
 # ---------------------------------------------------------------- install
 install: $(BIN)

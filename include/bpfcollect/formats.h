@@ -16,10 +16,12 @@
 
 #include "bpfcollect/model.h"
 #include "bpfcollect/prf.h"
+#include "bpfcollect/rtl.h"
 
 /* The options of every format, one member per format family that has any. */
 struct bc_format_opts {
 	struct bc_prf_opts prf; /* prf-csv, prf-dump */
+	struct bc_rtl_opts rtl;
 };
 
 void bc_format_opts_init(struct bc_format_opts *o);
@@ -27,12 +29,16 @@ void bc_format_opts_init(struct bc_format_opts *o);
 enum bc_format_output {
 	BC_FORMAT_FILE,	      /* one stream: a file, or standard output */
 	BC_FORMAT_EXPERIMENT, /* a `.er` directory */
+	BC_FORMAT_FILES,      /* a file per process, named from a prefix */
 };
 
 /* What a format's constructor is given. */
 struct bc_format_args {
 	FILE *out;	      /* BC_FORMAT_FILE: where to write (not closed by the sink) */
 	const char *exp_path; /* BC_FORMAT_EXPERIMENT: the directory, made by bc_exp_create */
+	const char *prefix;   /* BC_FORMAT_FILES: what each file's name starts with */
+	bool replace;	      /* BC_FORMAT_FILES: convert's files (temporary, renamed at the end) */
+	const char *protect;  /* BC_FORMAT_FILES: a directory not to write inside (NULL: none) */
 	const struct bc_format_opts *opts;
 };
 
@@ -49,7 +55,8 @@ struct bc_format {
 	const char *name;
 	const char *help; /* one line */
 	enum bc_format_output output;
-	const char *suffix; /* its file beside an experiment NAME.er: NAME + suffix */
+	const char *suffix; /* its file beside an experiment NAME.er: NAME + suffix (FILES: the
+			       prefix's) */
 	/* The sink; NULL with one line in err. */
 	struct bc_sink *(*new_sink)(const struct bc_format_args *a, char *err, size_t errlen);
 	const struct bc_format_options *options; /* NULL: none */

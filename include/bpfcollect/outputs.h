@@ -12,6 +12,7 @@
 struct bc_outputs {
 	struct bc_sink *sink;	 /* what the recorder feeds */
 	char exp_path[PATH_MAX]; /* "" without an experiment format */
+	char prefix[PATH_MAX];	 /* a file-per-process format's names start with it; "" if none */
 	struct bc_outfile files[BC_MAX_FORMATS];
 	size_t n_files;
 };

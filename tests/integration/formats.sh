@@ -14,7 +14,7 @@ event_kinds() { # event_kinds EVENTS_FILE
 test_formats() {
 	echo "# every format: record -f FMT live equals convert -f FMT, for every record kind"
 	local name output suffix args=() formats=0
-	rm -rf fmt.d fmt.er fmtconv.er && mkdir fmt.d
+	rm -rf fmt.d fmt.er fmtconv.er fmt_*.log && mkdir fmt.d
 	while read -r name output suffix; do
 		args+=(-f "$name")
 		formats=$((formats + 1))
@@ -63,6 +63,19 @@ test_formats() {
 			check "and the descendant's subexperiment is there" test -d "fmtconv$suffix/_f1.er"
 			check "the overview has periodic samples (-S), and they were replayed" \
 				grep -q 'label="periodic"' "fmtconv$suffix/log.xml"
+		elif [ "$output" = files ]; then
+			rm -f fmtconv_*.log
+			"$BC" convert fmt.er -f "$name" -o fmtconv 2>fmtconv.err
+			check_eq "convert -f $name exits 0" 0 $?
+			local live conv same=ok
+			live=$(ls fmt_*.log 2>/dev/null | wc -l)
+			conv=$(ls fmtconv_*.log 2>/dev/null | wc -l)
+			check "record -f $name wrote a file per process ($live), convert as many ($conv)" \
+				test "$live" -ge 2 -a "$live" = "$conv"
+			for f in fmt_*.log; do
+				cmp -s "$f" "fmtconv_${f#fmt_}" || same="$f differs"
+			done
+			check_eq "convert -f $name equals record -f $name, byte for byte, every file" ok "$same"
 		else
 			"$BC" convert fmt.er -f "$name" -o "fmtconv$suffix" 2>fmtconv.err
 			check_eq "convert -f $name exits 0" 0 $?

@@ -51,7 +51,10 @@ static void list_formats(FILE *out)
 
 	for (size_t i = 0; (f = bc_format_at(i)); i++)
 		fprintf(out, "%s %s %s\n", f->name,
-			f->output == BC_FORMAT_EXPERIMENT ? "experiment" : "file", f->suffix);
+			f->output == BC_FORMAT_EXPERIMENT ? "experiment"
+			: f->output == BC_FORMAT_FILES	  ? "files"
+							  : "file",
+			f->suffix);
 }
 
 struct convert_args {
@@ -158,6 +161,38 @@ static int to_file(const struct convert_args *a)
 	return exit_code;
 }
 
+/* A file per process (rtl): PREFIX_PID.log, each made through a temporary file. */
+static int to_files(const struct convert_args *a)
+{
+	struct bc_format_args fa = {
+		.opts = &a->fopts, .prefix = a->output, .replace = true, .protect = a->exp};
+	struct bc_sink *sink;
+	char err[1024];
+	int exit_code;
+
+	if (!a->output || !strcmp(a->output, "-")) {
+		bc_error(
+			"convert: -f %s writes a file per process: give their names' start with -o "
+			"PREFIX (PREFIX_PID.log)",
+			a->format->name);
+		return 2;
+	}
+	if (bc_path_inside(a->output, a->exp)) {
+		bc_error("convert: %s is inside the experiment %s, which is being read; write the "
+			 "output elsewhere",
+			 a->output, a->exp);
+		return 2;
+	}
+	sink = a->format->new_sink(&fa, err, sizeof(err));
+	if (!sink) {
+		bc_error("convert: %s", err);
+		return 1;
+	}
+	exit_code = replay(a, sink);
+	bc_sink_destroy(sink);
+	return exit_code;
+}
+
 /* 0, or the exit code of a usage error (said). */
 static int parse_args(int argc, char **argv, struct convert_args *a)
 {
@@ -245,5 +280,7 @@ int bc_cmd_convert(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	return a.format->output == BC_FORMAT_EXPERIMENT ? to_experiment(&a) : to_file(&a);
+	if (a.format->output == BC_FORMAT_EXPERIMENT)
+		return to_experiment(&a);
+	return a.format->output == BC_FORMAT_FILES ? to_files(&a) : to_file(&a);
 }

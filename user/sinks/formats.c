@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* The format registry (see bpfcollect/formats.h): one line per format. */
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/formats.h"
@@ -40,6 +42,11 @@ static struct bc_sink *new_prf_dump(const struct bc_format_args *a, char *err, s
 	return new_prf(a, BC_PRF_DUMP, err, errlen);
 }
 
+static struct bc_sink *new_rtl(const struct bc_format_args *a, char *err, size_t errlen)
+{
+	return bc_rtl_sink_new(a->prefix, a->replace, a->protect, &a->opts->rtl, err, errlen);
+}
+
 static struct bc_sink *new_text(const struct bc_format_args *a, char *err, size_t errlen)
 {
 	struct bc_sink *s = bc_text_sink_new(a->out);
@@ -74,6 +81,39 @@ static const struct bc_format_options prf_options = {
 	.parse = parse_prf,
 };
 
+static const struct option rtl_longopts[] = {
+	{"rtl-author", required_argument, NULL, 0},
+	{"rtl-samples", no_argument, NULL, 0},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_rtl(struct bc_format_opts *o, const char *name, const char *arg, char *err,
+		     size_t errlen)
+{
+	if (!strcmp(name, "rtl-samples")) {
+		o->rtl.samples = true;
+		return 0;
+	}
+	/* one token: the author sits between parentheses in every scope name */
+	if (!arg[0] || strlen(arg) >= sizeof(o->rtl.author) || strpbrk(arg, " \t\n()\\:")) {
+		snprintf(err, errlen,
+			 "--rtl-author takes one word (no spaces, parentheses or colons, at most "
+			 "%zu characters), not '%s'",
+			 sizeof(o->rtl.author) - 1, arg);
+		return -EINVAL;
+	}
+	snprintf(o->rtl.author, sizeof(o->rtl.author), "%s", arg);
+	return 0;
+}
+
+static const struct bc_format_options rtl_options = {
+	.longopts = rtl_longopts,
+	.help = "  --rtl-author=TOKEN  rtl: the author in every scope name (default: the login\n"
+		"                      name)\n"
+		"  --rtl-samples       rtl: a | line per clock sample (-p)\n",
+	.parse = parse_rtl,
+};
+
 /* ---------------------------------------------------------------- the registry */
 
 static const struct bc_format formats[] = {
@@ -85,12 +125,25 @@ static const struct bc_format formats[] = {
 	 ".dump", new_prf_dump, &prf_options},
 	{"text", "one line per event, as `report EXP events` prints them", BC_FORMAT_FILE, ".txt",
 	 new_text, NULL},
+	{"rtl", "RTL scope logs, { } | lines, one file per process: PREFIX_PID.log",
+	 BC_FORMAT_FILES, "", new_rtl, &rtl_options},
 };
 
 void bc_format_opts_init(struct bc_format_opts *o)
 {
+	const char *login = getlogin();
+	struct passwd *pw = login ? NULL : getpwuid(geteuid());
+
 	memset(o, 0, sizeof(*o));
 	bc_prf_opts_init(&o->prf);
+	/* the author is one token: a login name with anything odd in it is not used */
+	if (!login && pw)
+		login = pw->pw_name;
+	if (login && login[0] && strlen(login) < sizeof(o->rtl.author) &&
+	    !strpbrk(login, " \t\n()\\:"))
+		snprintf(o->rtl.author, sizeof(o->rtl.author), "%s", login);
+	else
+		snprintf(o->rtl.author, sizeof(o->rtl.author), "%s", BC_RTL_DEFAULT_AUTHOR);
 }
 
 const struct bc_format *bc_format_find(const char *name)

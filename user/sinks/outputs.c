@@ -91,6 +91,33 @@ static int open_file(struct bc_outputs *out, const struct bc_record_opts *opts,
 	return *sink ? 0 : -ENOMEM;
 }
 
+/* A format that writes a file per process: its names start with the experiment's, or -o's. */
+static int open_files(struct bc_outputs *out, const struct bc_record_opts *opts,
+		      const struct bc_format *f, struct bc_sink **sink, char *err, size_t errlen)
+{
+	struct bc_format_args a = {.opts = &opts->fopts, .prefix = out->prefix};
+
+	if (out->exp_path[0]) {
+		size_t stem = strlen(out->exp_path);
+
+		if (stem > 3 && !strcmp(out->exp_path + stem - 3, ".er"))
+			stem -= 3;
+		snprintf(out->prefix, sizeof(out->prefix), "%.*s", (int)stem, out->exp_path);
+	} else if (!opts->exp_name || !strcmp(opts->exp_name, "-")) {
+		snprintf(err, errlen,
+			 "-f %s writes a file per process: give their names' start with -o PREFIX "
+			 "(PREFIX_PID.log)",
+			 f->name);
+		return -EINVAL;
+	} else if (snprintf(out->prefix, sizeof(out->prefix), "%s", opts->exp_name) >=
+		   (int)sizeof(out->prefix)) {
+		snprintf(err, errlen, "the -f %s output name is too long", f->name);
+		return -ENAMETOOLONG;
+	}
+	*sink = f->new_sink(&a, err, errlen);
+	return *sink ? 0 : -EINVAL;
+}
+
 int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, char *err,
 		    size_t errlen)
 {
@@ -108,10 +135,13 @@ int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, c
 		n += sinks[n] != NULL;
 	}
 	for (size_t i = 0; i < opts->n_formats && !rc; i++) {
-		if (opts->formats[i]->output != BC_FORMAT_FILE)
+		if (opts->formats[i]->output == BC_FORMAT_EXPERIMENT)
 			continue;
 		sinks[n] = NULL;
-		rc = open_file(out, opts, opts->formats[i], &sinks[n], err, errlen);
+		if (opts->formats[i]->output == BC_FORMAT_FILE)
+			rc = open_file(out, opts, opts->formats[i], &sinks[n], err, errlen);
+		else
+			rc = open_files(out, opts, opts->formats[i], &sinks[n], err, errlen);
 		n += sinks[n] != NULL;
 	}
 	if (!rc) {
@@ -131,8 +161,10 @@ int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, c
 
 const char *bc_outputs_name(const struct bc_outputs *out)
 {
-	if (out->exp_path[0] || !out->n_files)
+	if (out->exp_path[0])
 		return out->exp_path;
+	if (!out->n_files)
+		return out->prefix[0] ? out->prefix : out->exp_path;
 	return out->files[0].is_stdout ? "standard output" : out->files[0].path;
 }
 

@@ -1,0 +1,105 @@
+# Sourced by run.sh: RTL scope logs (docs/rtl.md).
+
+# The grammar of every line: %d %d %c %s : %s (the time at least 6 digits).
+RTL_LINE='^[0-9]{6,} [0-9]+ [{}|] .* : '
+
+# Lines of FILE that do not parse; "ok" when none.
+rtl_grammar() { # rtl_grammar FILE...
+	local bad
+	bad=$(grep -hvE "$RTL_LINE" "$@" | head -3)
+	echo "${bad:-ok}"
+}
+
+# Per thread, every } closes the innermost open { of the same name, and nothing stays open.
+rtl_balanced() { # rtl_balanced FILE
+	awk '{
+		split($0, parts, " : "); head = parts[1]
+		name = substr(head, index(head, $3) + 2)
+		if ($3 == "{") st[$2, ++d[$2]] = name
+		else if ($3 == "}") {
+			if (d[$2] < 1 || st[$2, d[$2]] != name) { print "line " NR ": } " name " closes nothing open"; bad = 1; exit }
+			d[$2]--
+		}
+	}
+	END { if (bad) exit; for (t in d) if (d[t]) { print "thread " t ": " d[t] " scopes left open"; exit } print "ok" }' "$1"
+}
+
+# Times never go back in a file.
+rtl_ordered() { # rtl_ordered FILE
+	awk '$1 + 0 < last { print "line " NR " goes back in time"; bad = 1; exit } { last = $1 + 0 }
+		END { if (!bad) print "ok" }' "$1"
+}
+
+# How many { lines name ::FUNC.
+rtl_entries() { # rtl_entries FILE FUNC
+	grep -cE "^[0-9]+ [0-9]+ \{ [^ ]+ \([^)]*\) ::$2 : " "$1"
+}
+
+test_rtl() {
+	echo "# RTL: a scope log per process, live and converted alike"
+	local d
+	d=$(mktemp -d)
+	(cd "$d" && "$BC" record -q -f er -f rtl --rtl-author jdoe -o rt.er -u 'tgt_*' \
+		-- "$TGT/calls" 40 3 >calls.out 2>rec.err)
+	check_eq "record -f er -f rtl exits 0" 0 $?
+	local pid f
+	pid=$(awk '$1 == "tid" { print $2; exit }' "$d/calls.out")
+	f="$d/rt_$pid.log"
+	check "one file for the process, named beside the experiment: rt_$pid.log" test -s "$f"
+	check_eq "and no other" 1 "$(ls "$d"/rt_*.log | wc -l)"
+	check_eq "every line parses as %d %d %c %s : %s" ok "$(rtl_grammar "$f")"
+	check "the first line: time 0, the wall time of 0, the pid and the executable" \
+		grep -qE "^000000 $pid \| calls \(jdoe\) :: : start 20[0-9-]+T[0-9:.]+Z pid $pid exe $TGT/calls\$" \
+		<(head -1 "$f")
+	check_eq "nesting balanced in every thread" ok "$(rtl_balanced "$f")"
+	check_eq "times never go back" ok "$(rtl_ordered "$f")"
+	local fn want missing=""
+	for fn in tgt_run_threads tgt_worker tgt_outer tgt_middle tgt_inner tgt_fact; do
+		want=$(awk -v f="$fn" '$1 == f { print $2 }' "$d/calls.out")
+		[ "$(rtl_entries "$f" "$fn")" = "$want" ] ||
+			missing="$missing $fn:$(rtl_entries "$f" "$fn")/$want"
+	done
+	check_eq "a { per call of each function, as the target counted them" "" "$missing"
+	check_eq "threads interleave in the one file: all 4 of them" 4 \
+		"$(awk '$3 == "{" { print $2 }' "$f" | sort -u | wc -l)"
+	check "a } carries the return value" grep -qE "^[0-9]+ [0-9]+ \} calls \(jdoe\) ::tgt_inner : ret=0x" "$f"
+	"$BC" convert "$d/rt.er" -f rtl --rtl-author jdoe -o "$d/conv" 2>/dev/null
+	check_eq "convert -f rtl exits 0" 0 $?
+	check "convert gives the same file, byte for byte" cmp "$f" "$d/conv_$pid.log"
+
+	echo "# RTL: descendants, syscalls, and a recording that ends inside a function"
+	(cd "$d" && "$BC" record -q -f rtl -o fam --syscalls -u 'tgt_*' -- "$TGT/forker" 2 3 \
+		>forker.out 2>/dev/null)
+	check_eq "record -f rtl alone, of a forking target, exits 3 (its status)" 3 $?
+	check_eq "a file per process: the parent, 2 children, a grandchild" 4 \
+		"$(ls "$d"/fam_*.log | wc -l)"
+	local child ok_children=ok
+	for child in $(awk '$1 == "child" || $1 == "grandchild" { print $2 }' "$d/forker.out"); do
+		[ "$(rtl_entries "$d/fam_$child.log" tgt_child_work)" = 3 ] || ok_children="$child"
+	done
+	check_eq "each child's file has its 3 calls" ok "$ok_children"
+	check_eq "every file parses" ok "$(rtl_grammar "$d"/fam_*.log)"
+	pid=$(awk '$1 == "parent" { print $2; exit }' "$d/forker.out")
+	check "the parent's fork is a | line" grep -qE "^[0-9]+ $pid \| forker \([^)]*\) :: : fork child [0-9]+\$" \
+		"$d/fam_$pid.log"
+	check "syscalls, decoded, with their result" \
+		grep -qE "^[0-9]+ $pid \| .* : wait4\(.*\) = [0-9]+\$" "$d/fam_$pid.log"
+	check "a child's exit" grep -qE "\| forker \([^)]*\) :: : exit 7\$" "$d/fam_$child.log"
+	(cd "$d" && "$BC" record -q -f rtl -o cut -t 0.3 -u main -u 'tgt_*' -- "$TGT/offcpu" 100 \
+		>/dev/null 2>&1)
+	f=$(ls "$d"/cut_*.log | head -1)
+	check "-t ends the recording inside main: its } is written, said to be repaired" \
+		grep -qE "\} offcpu \([^)]*\) ::main : repaired: the recording ended inside\$" "$f"
+	check_eq "so nesting stays balanced" ok "$(rtl_balanced "$f")"
+
+	echo "# RTL: bad input"
+	expect_error "-f rtl without -o" "give their names' start with -o PREFIX" \
+		"$BC" record -q -f rtl -- "$TGT/exitcode" 0
+	expect_error "--rtl-author with a space" "--rtl-author takes one word" \
+		"$BC" record -q -f rtl -o "$d/x" --rtl-author "a b" -- "$TGT/exitcode" 0
+	"$BC" convert "$d/rt.er" -f rtl >/dev/null 2>&1
+	check_eq "convert -f rtl without -o is a usage error" 2 $?
+	"$BC" convert "$d/rt.er" -f rtl -o "$d/rt.er/inside" >/dev/null 2>&1
+	check_eq "convert -f rtl into the experiment it reads is a usage error" 2 $?
+	rm -rf "$d"
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/* RTL lines, names and escaping (see bpfcollect/rtl.h, docs/rtl.md). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpfcollect/rtl.h"
+
+static bool put(char *out, size_t outlen, size_t *pos, const char *piece, size_t n)
+{
+	if (*pos + n + 1 > outlen)
+		return false;
+	memcpy(out + *pos, piece, n);
+	*pos += n;
+	out[*pos] = '\0';
+	return true;
+}
+
+bool bc_rtl_escape(char *out, size_t outlen, size_t *pos, const char *s, size_t n,
+		   unsigned int flags)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[5];
+		size_t k = 0;
+
+		if (c == '\\') {
+			k = (size_t)snprintf(esc, sizeof(esc), "\\\\");
+		} else if (c == '\n') {
+			k = (size_t)snprintf(esc, sizeof(esc), "\\n");
+		} else if (c == '\r') {
+			k = (size_t)snprintf(esc, sizeof(esc), "\\r");
+		} else if (c == '\t') {
+			k = (size_t)snprintf(esc, sizeof(esc), "\\t");
+		} else if (c < 0x20 || c == 0x7f) {
+			k = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", c);
+		} else if (i == 0 && (flags & BC_RTL_ESC_BRACE) && (c == '{' || c == '}')) {
+			k = (size_t)snprintf(esc, sizeof(esc), "\\%c", c);
+		} else if ((flags & BC_RTL_ESC_NAME) && c == ':' && i > 0 && s[i - 1] == ' ' &&
+			   (i + 1 == n || s[i + 1] == ' ')) {
+			k = (size_t)snprintf(esc, sizeof(esc), "\\:");
+		} else {
+			esc[0] = (char)c;
+			k = 1;
+		}
+		if (!put(out, outlen, pos, esc, k))
+			return false;
+	}
+	return true;
+}
+
+/* libstdc++'s demangler when it is there (no link dependency); NULL otherwise. */
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static demangle_fn demangler(void)
+{
+	static demangle_fn fn;
+	static bool looked;
+
+	if (!looked) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		looked = true;
+		if (h)
+			*(void **)&fn = dlsym(h, "__cxa_demangle");
+	}
+	return fn;
+}
+
+/*
+ * The name part of a demangled signature: everything before the top-level
+ * '(' of the parameters, and without a return type ("int ns::f(int)" from a
+ * template instance); "operator()" keeps its own parentheses.
+ */
+static void name_part(const char *d, char *out, size_t len)
+{
+	size_t n = strlen(d), end = n, start = 0;
+	int depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i] == '<')
+			depth++;
+		else if (d[i] == '>' && depth > 0)
+			depth--;
+		else if (d[i] == '(' && depth == 0) {
+			if (i >= 8 && !strncmp(d + i - 8, "operator", 8) && d[i + 1] == ')') {
+				i++;
+				continue;
+			}
+			end = i;
+			break;
+		} else if (d[i] == ' ' && depth == 0 && i < end) {
+			/* a space at the top level before the parameters ends a return type */
+			if (!(i >= 8 && !strncmp(d + i - 8, "operator", 8)))
+				start = i + 1;
+		}
+	}
+	if (start > end)
+		start = 0;
+	snprintf(out, len, "%.*s", (int)(end - start), d + start);
+}
+
+int bc_rtl_qualified(const char *symbol, char *out, size_t len)
+{
+	demangle_fn fn = !strncmp(symbol, "_Z", 2) ? demangler() : NULL;
+	char name[1024];
+	int status = -1;
+	char *d = fn ? fn(symbol, NULL, NULL, &status) : NULL;
+
+	if (d && status == 0)
+		name_part(d, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%s", symbol);
+	free(d);
+	if ((size_t)snprintf(out, len, "::%s", name) >= len)
+		return -ENOSPC;
+	return 0;
+}
+
+void bc_rtl_module(const char *object, char *out, size_t len)
+{
+	const char *base = object ? strrchr(object, '/') : NULL;
+	size_t n;
+
+	base = base ? base + 1 : (object ? object : "");
+	n = strcspn(base, ".");
+	if (!n) {
+		snprintf(out, len, "unknown");
+		return;
+	}
+	snprintf(out, len, "%.*s", (int)n, base);
+	/* one token: a space would split the name where parsers do not expect */
+	for (char *p = out; *p; p++)
+		if (*p == ' ' || *p == '(' || *p == ')' || (unsigned char)*p < 0x20)
+			*p = '_';
+}
+
+int bc_rtl_scope(const char *object, const char *author, const char *symbol, char *out, size_t len)
+{
+	char module[256], qualified[1100], raw[1600];
+	size_t pos = 0;
+
+	bc_rtl_module(object, module, sizeof(module));
+	if (bc_rtl_qualified(symbol, qualified, sizeof(qualified)) < 0)
+		return -ENOSPC;
+	snprintf(raw, sizeof(raw), "%s (%s) %s", module, author, qualified);
+	if (!len)
+		return -ENOSPC;
+	out[0] = '\0';
+	return bc_rtl_escape(out, len, &pos, raw, strlen(raw), BC_RTL_ESC_NAME) ? 0 : -ENOSPC;
+}
+
+size_t bc_rtl_line(char *out, size_t len, uint64_t ms, uint32_t tid, char kind, const char *scope,
+		   const char *msg, size_t msglen, bool marker)
+{
+	char head[64];
+	size_t pos = 0;
+	int n = snprintf(head, sizeof(head), "%06" PRIu64 " %" PRIu32 " %c ", ms, tid, kind);
+
+	if (len < 3)
+		return 0;
+	out[0] = '\0';
+	/* the head and the colon always fit: a long scope or message is cut instead */
+	put(out, len - 2, &pos, head, (size_t)n);
+	for (const char *p = scope; *p && pos + 4 < len - 2; p++) {
+		size_t k = 1;
+
+		/* never cut an escape in two */
+		if (*p == '\\' && p[1] == 'x')
+			k = 4;
+		else if (*p == '\\' && p[1])
+			k = 2;
+		if (!put(out, len - 2, &pos, p, k))
+			break;
+		p += k - 1;
+	}
+	put(out, len - 1, &pos, " : ", 3);
+	bc_rtl_escape(out, len - 1, &pos, msg, msglen, marker ? 0 : BC_RTL_ESC_BRACE);
+	out[pos++] = '\n';
+	out[pos] = '\0';
+	return pos;
+}

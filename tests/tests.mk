@@ -65,5 +65,37 @@ unit: $(UNIT_SAN) $(UNIT_PLAIN)
 integration: $(BIN) $(TARGET_BINS) $(TARGET_LIBS) $(DEMO)
 	tests/integration/run.sh $(O)
 
-check: unit integration
+check: unit fuzz integration
 	@echo "make check: all tests passed"
+
+# ---------------------------------------------------------------- fuzz targets
+# libFuzzer targets (clang -fsanitize=fuzzer) on the readers of untrusted files,
+# each with the sources it needs; `make fuzz` runs each from its seed corpus
+# (tests/fuzz/corpus/NAME/) for FUZZ_SECONDS, in a scratch copy of the corpus.
+FUZZ_SECONDS ?= 20
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -Iinclude
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(addprefix $(O)/tests/fuzz/fuzz_,$(FUZZ_NAMES))
+FUZZ_SRCS_rtl_stat := user/report/rtl_stat.c
+
+$(O)/tests/fuzz/fuzz_rtl_stat: $(FUZZ_SRCS_rtl_stat)
+
+$(O)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard include/bpfcollect/*.h)
+	$(msg) FUZZCC $@
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRCS_$*)
+
+fuzz: $(FUZZ_BINS)
+	@set -e; for n in $(FUZZ_NAMES); do \
+		echo "== fuzz_$$n ($(FUZZ_SECONDS) s)"; \
+		rm -rf $(O)/tests/fuzz/corpus-$$n && mkdir -p $(O)/tests/fuzz/corpus-$$n; \
+		cp tests/fuzz/corpus/$$n/* $(O)/tests/fuzz/corpus-$$n/; \
+		if ! $(O)/tests/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+			-max_len=65536 -artifact_prefix=$(O)/tests/fuzz/crash-$$n- \
+			$(O)/tests/fuzz/corpus-$$n >$(O)/tests/fuzz/fuzz_$$n.log 2>&1; then \
+			tail -40 $(O)/tests/fuzz/fuzz_$$n.log; exit 1; \
+		fi; \
+		tail -1 $(O)/tests/fuzz/fuzz_$$n.log; \
+	done

@@ -10,5 +10,6 @@ int bc_cmd_record(int argc, char **argv);
 int bc_cmd_report(int argc, char **argv);
 int bc_cmd_archive(int argc, char **argv);
 int bc_cmd_convert(int argc, char **argv);
+int bc_cmd_rtl_stat(int argc, char **argv);
 
 #endif

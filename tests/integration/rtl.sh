@@ -67,6 +67,42 @@ test_rtl() {
 	check_eq "convert -f rtl exits 0" 0 $?
 	check "convert gives the same file, byte for byte" cmp "$f" "$d/conv_$pid.log"
 
+	echo "# rtl-stat: the scopes of a recording, timed, counted as the target counted them"
+	"$BC" rtl-stat --csv "$f" >"$d/stat.csv" 2>"$d/stat.err"
+	check_eq "rtl-stat of our file exits 0, no problem said" "0 0" "$? $(wc -l <"$d/stat.err")"
+	missing=""
+	for fn in tgt_run_threads tgt_worker tgt_outer tgt_middle tgt_inner tgt_fact; do
+		want=$(awk -v f="$fn" '$1 == f { print $2 }' "$d/calls.out")
+		got=$(awk -F, -v n="calls (jdoe) ::$fn" '$1 == n && $2 == "function" { print $3 }' "$d/stat.csv")
+		[ "$got" = "$want" ] || missing="$missing $fn:$got/$want"
+	done
+	check_eq "its counts equal the target's own, every function" "" "$missing"
+	check_eq "--by-thread: tgt_worker once on each of the 3 workers" "1 1 1" \
+		"$("$BC" rtl-stat --csv --by-thread "$f" |
+			awk -F, '$1 == "calls (jdoe) ::tgt_worker" { print $4 }' | tr '\n' ' ' | sed 's/ $//')"
+	printf '%s\n' "001234 11 { desktop (cd100003) ::Desktop::OpenStartupscreen" \
+		"002345 11 | desktop (cd100003) ::Desktop::OpenStartupscreen : { lengthy calculation" \
+		"003456 11 | desktop (cd100003) ::Desktop::OpenStartupscreen : } lengthy calculation" \
+		"004567 11 } desktop (cd100003) ::Desktop::OpenStartupscreen" \
+		"099999 11 | desktop (cd100003) ::Desktop::CloseStartupscreen : Startup finished" \
+		>"$d/seed.log"
+	"$BC" rtl-stat "$d/seed.log" >"$d/seed.out" 2>&1
+	check_eq "rtl-stat of the seed's own example exits 0" 0 $?
+	check "times its function: 3333 ms" \
+		grep -qE "^ +1 +3333 .* function +desktop \(cd100003\) ::Desktop::OpenStartupscreen\$" \
+		"$d/seed.out"
+	check "and its logical scope: 1111 ms" \
+		grep -qE "^ +1 +1111 .* explicit +desktop \(cd100003\) ::Desktop::OpenStartupscreen : lengthy calculation\$" \
+		"$d/seed.out"
+	printf '%s\n' "000001 1 { m (a) ::f : " "not a line" "000002 1 } m (a) ::g : " >"$d/broken.log"
+	"$BC" rtl-stat "$d/broken.log" >/dev/null 2>"$d/broken.err"
+	check_eq "a broken log: exit 1" 1 $?
+	check "the bad line said with file and line" grep -q "broken.log:2: not a scope log line" "$d/broken.err"
+	check "the } that closes nothing too" grep -q "broken.log:3: } m (a) ::g closes nothing open" "$d/broken.err"
+	check "and the scope never closed" grep -q "broken.log:1: m (a) ::f on thread 1 never closed" "$d/broken.err"
+	expect_error "rtl-stat without a file" "no file given" "$BC" rtl-stat
+	expect_error "rtl-stat of a missing file" "nosuch.log" "$BC" rtl-stat "$d/nosuch.log"
+
 	echo "# RTL: descendants, syscalls, and a recording that ends inside a function"
 	(cd "$d" && "$BC" record -q -f rtl -o fam --syscalls -u 'tgt_*' -- "$TGT/forker" 2 3 \
 		>forker.out 2>/dev/null)

@@ -14,8 +14,9 @@ static const char usage[] =
 	"commands:\n"
 	"  record [OPTIONS] -- CMD [ARGS]   launch CMD, trace it and its descendants\n"
 	"  report EXP [VIEW]                print functions and syscalls of an experiment\n"
-	"  convert EXP -f FORMAT            write an experiment as PRF CSV or dump\n"
+	"  convert EXP -f FORMAT            write an experiment in another format\n"
 	"  archive EXP                      copy the files an experiment maps into it\n"
+	"  rtl-stat FILE...                 time the scopes of RTL scope logs\n"
 	"  version                          print the version\n"
 	"\n"
 	"'bpfcollect COMMAND --help' describes each command.\n";
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 		return bc_cmd_convert(argc - 1, argv + 1);
 	if (!strcmp(cmd, "archive"))
 		return bc_cmd_archive(argc - 1, argv + 1);
+	if (!strcmp(cmd, "rtl-stat"))
+		return bc_cmd_rtl_stat(argc - 1, argv + 1);
 	bc_error("unknown command '%s'; try 'bpfcollect --help'", cmd);
 	return 2;
 }

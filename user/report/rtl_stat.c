@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/* Timing the scopes of RTL logs (see bpfcollect/rtl_stat.h, docs/rtl.md). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpfcollect/rtl_stat.h"
+
+#define LINE_MAX_LEN (64u << 10) /* a longer line is a problem, not a scope */
+#define REPORT_MAX   1000
+
+/* A scope open on a thread of the file being read. */
+struct rtl_open {
+	uint32_t tid;
+	bool explicit_;
+	char *name;
+	uint64_t start_ms, child_ms;
+	size_t line;
+};
+
+void bc_rtl_stat_init(struct bc_rtl_stat *s, bool by_thread)
+{
+	memset(s, 0, sizeof(*s));
+	s->by_thread = by_thread;
+}
+
+static void close_all_open(struct bc_rtl_stat *s)
+{
+	for (size_t i = 0; i < s->n_open; i++)
+		free(s->open[i].name);
+	s->n_open = 0;
+}
+
+void bc_rtl_stat_free(struct bc_rtl_stat *s)
+{
+	close_all_open(s);
+	free(s->open);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].name);
+	free(s->v);
+	free(s->report);
+	memset(s, 0, sizeof(*s));
+}
+
+static void problem(struct bc_rtl_stat *s, const char *file, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Counts a problem; keeps its line for the report while there is room. */
+static void problem(struct bc_rtl_stat *s, const char *file, size_t line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int n;
+
+	s->problems++;
+	if (s->reported >= REPORT_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	if (s->report_cap - s->report_len < sizeof(msg) + 4200) {
+		size_t cap = s->report_cap ? s->report_cap * 2 : 8192;
+		char *r = realloc(s->report, cap);
+
+		if (!r)
+			return; /* the count stays right; the words are lost */
+		s->report = r;
+		s->report_cap = cap;
+	}
+	n = snprintf(s->report + s->report_len, s->report_cap - s->report_len, "%.4000s:%zu: %s\n",
+		     file, line, msg);
+	if (n > 0)
+		s->report_len += (size_t)n;
+	s->reported++;
+}
+
+/* ------------------------------------------------------------ the scopes timed */
+
+static struct bc_rtl_scope_stat *stat_of(struct bc_rtl_stat *s, const char *name, bool explicit_,
+					 uint32_t tid)
+{
+	struct bc_rtl_scope_stat *e;
+
+	if (!s->by_thread)
+		tid = 0;
+	/* most recent first: a scope closes where the ones near it close */
+	for (size_t i = s->n; i-- > 0;)
+		if (s->v[i].tid == tid && s->v[i].explicit_ == explicit_ &&
+		    !strcmp(s->v[i].name, name))
+			return &s->v[i];
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct bc_rtl_scope_stat *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->v = v;
+		s->cap = cap;
+	}
+	e = &s->v[s->n];
+	memset(e, 0, sizeof(*e));
+	e->name = strdup(name);
+	if (!e->name)
+		return NULL;
+	e->explicit_ = explicit_;
+	e->tid = tid;
+	e->min_ms = UINT64_MAX;
+	s->n++;
+	return e;
+}
+
+/* The open scope of tid's kind nearest the top named name (NULL: any), as an index + 1. */
+static size_t find_open(const struct bc_rtl_stat *s, uint32_t tid, bool explicit_, const char *name)
+{
+	for (size_t i = s->n_open; i-- > 0;) {
+		const struct rtl_open *o = &s->open[i];
+
+		if (o->tid == tid && o->explicit_ == explicit_ && (!name || !strcmp(o->name, name)))
+			return i + 1;
+	}
+	return 0;
+}
+
+static int push(struct bc_rtl_stat *s, uint32_t tid, bool explicit_, const char *name, uint64_t ms,
+		size_t line)
+{
+	struct rtl_open *o;
+
+	if (s->n_open == s->cap_open) {
+		size_t cap = s->cap_open ? s->cap_open * 2 : 64;
+		struct rtl_open *v = realloc(s->open, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->open = v;
+		s->cap_open = cap;
+	}
+	o = &s->open[s->n_open];
+	*o = (struct rtl_open){.tid = tid, .explicit_ = explicit_, .start_ms = ms, .line = line};
+	o->name = strdup(name);
+	if (!o->name)
+		return -ENOMEM;
+	s->n_open++;
+	return 0;
+}
+
+/* Removes open scope at index i (its place closes up). */
+static void drop_open(struct bc_rtl_stat *s, size_t i)
+{
+	free(s->open[i].name);
+	memmove(&s->open[i], &s->open[i + 1], (s->n_open - i - 1) * sizeof(*s->open));
+	s->n_open--;
+}
+
+/* A } for name on tid: times the scope, or says what is wrong. */
+static int pop(struct bc_rtl_stat *s, const char *file, size_t line, uint32_t tid, bool explicit_,
+	       const char *name, uint64_t ms)
+{
+	size_t top = find_open(s, tid, explicit_, NULL), match = find_open(s, tid, explicit_, name);
+	struct bc_rtl_scope_stat *st;
+	struct rtl_open *o;
+	uint64_t d;
+
+	if (!match) {
+		problem(s, file, line, "} %s closes nothing open on thread %" PRIu32, name, tid);
+		return 0;
+	}
+	/* the ones above it were left without their } */
+	while ((top = find_open(s, tid, explicit_, NULL)) != match) {
+		problem(s, file, line, "} %s while %s (line %zu) is open on thread %" PRIu32, name,
+			s->open[top - 1].name, s->open[top - 1].line, tid);
+		drop_open(s, top - 1);
+	}
+	o = &s->open[match - 1];
+	d = ms >= o->start_ms ? ms - o->start_ms : 0;
+	st = stat_of(s, name, explicit_, tid);
+	if (!st)
+		return -ENOMEM;
+	st->count++;
+	st->total_ms += d;
+	st->exclusive_ms += d > o->child_ms ? d - o->child_ms : 0;
+	if (d < st->min_ms)
+		st->min_ms = d;
+	if (d > st->max_ms)
+		st->max_ms = d;
+	drop_open(s, match - 1);
+	/* its time is its parent's children's */
+	top = find_open(s, tid, explicit_, NULL);
+	if (top)
+		s->open[top - 1].child_ms += d;
+	return 0;
+}
+
+/* ------------------------------------------------------------ lines */
+
+static bool parse_uint(const char **p, const char *end, uint64_t max, uint64_t *v)
+{
+	const char *q = *p;
+
+	*v = 0;
+	if (q == end || *q < '0' || *q > '9')
+		return false;
+	for (; q < end && *q >= '0' && *q <= '9'; q++) {
+		if (*v > (max - (uint64_t)(*q - '0')) / 10)
+			return false;
+		*v = *v * 10 + (uint64_t)(*q - '0');
+	}
+	*p = q;
+	return true;
+}
+
+static void skip_spaces(const char **p, const char *end)
+{
+	while (*p < end && **p == ' ')
+		(*p)++;
+}
+
+/* A copy of s[0..n) without surrounding spaces. */
+static char *trimmed(const char *s, size_t n)
+{
+	while (n && *s == ' ')
+		s++, n--;
+	while (n && s[n - 1] == ' ')
+		n--;
+	return strndup(s, n);
+}
+
+/*
+ * One line: TIME TID KIND SCOPE : MESSAGE. 1 taken, 0 not a line
+ * (counted as a problem), -ENOMEM.
+ */
+static int feed_line(struct bc_rtl_stat *s, const char *file, size_t lineno, const char *p,
+		     const char *end)
+{
+	uint64_t ms, tid;
+	const char *rest, *sep = NULL;
+	char kind, *scope, *msg;
+	int rc = 0;
+
+	if (end > p && end[-1] == '\r')
+		end--;
+	if (!parse_uint(&p, end, UINT64_MAX, &ms) || p == end || *p != ' ')
+		return 0;
+	skip_spaces(&p, end);
+	if (!parse_uint(&p, end, UINT32_MAX, &tid) || p == end || *p != ' ')
+		return 0;
+	skip_spaces(&p, end);
+	if (p == end || (*p != '{' && *p != '}' && *p != '|') || (p + 1 < end && p[1] != ' '))
+		return 0;
+	kind = *p++;
+	rest = p;
+	for (const char *q = rest; q + 3 <= end; q++)
+		if (q[0] == ' ' && q[1] == ':' && q[2] == ' ') {
+			sep = q;
+			break;
+		}
+	/* "name :" at the end, or a { } line with no colon at all (the seed's own example) */
+	if (!sep && end - rest >= 2 && end[-1] == ':' && end[-2] == ' ')
+		sep = end - 2;
+	scope = trimmed(rest, (size_t)((sep ? sep : end) - rest));
+	msg = sep ? trimmed(sep + 2 < end ? sep + 2 : end,
+			    (size_t)(end - (sep + 2 < end ? sep + 2 : end)))
+		  : strdup("");
+	if (!scope || !msg) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (kind == '{') {
+		rc = push(s, (uint32_t)tid, false, scope, ms, lineno);
+	} else if (kind == '}') {
+		rc = pop(s, file, lineno, (uint32_t)tid, false, scope, ms);
+	} else if (msg[0] == '{' || msg[0] == '}') {
+		/* a logical scope: "SCOPE : LABEL" */
+		char *label = trimmed(msg + 1, strlen(msg + 1)), *name = NULL;
+
+		if (!label || asprintf(&name, "%s : %s", scope, label) < 0)
+			rc = -ENOMEM;
+		else if (msg[0] == '{')
+			rc = push(s, (uint32_t)tid, true, name, ms, lineno);
+		else
+			rc = pop(s, file, lineno, (uint32_t)tid, true, name, ms);
+		free(label);
+		free(name);
+	}
+out:
+	free(scope);
+	free(msg);
+	return rc < 0 ? rc : 1;
+}
+
+int bc_rtl_stat_feed(struct bc_rtl_stat *s, const char *name, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	size_t lineno = 0;
+	int rc = 0;
+
+	while (p < end && !rc) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
+
+		lineno++;
+		s->lines++;
+		if ((size_t)(eol - p) > LINE_MAX_LEN) {
+			s->bad_lines++;
+			problem(s, name, lineno, "a line of %zu bytes: not one of a scope log",
+				(size_t)(eol - p));
+		} else if (eol > p) {
+			rc = feed_line(s, name, lineno, p, eol);
+			if (rc == 0) {
+				s->bad_lines++;
+				problem(s, name, lineno,
+					"not a scope log line (TIME TID {|} SCOPE : MESSAGE)");
+			}
+			rc = rc < 0 ? rc : 0;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	for (size_t i = 0; !rc && i < s->n_open; i++)
+		problem(s, name, s->open[i].line, "%s on thread %" PRIu32 " never closed",
+			s->open[i].name, s->open[i].tid);
+	close_all_open(s);
+	return rc;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct bc_rtl_scope_stat *x = a, *y = b;
+	int c;
+
+	if (x->total_ms != y->total_ms)
+		return x->total_ms > y->total_ms ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->explicit_ != y->explicit_)
+		return x->explicit_ ? 1 : -1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+void bc_rtl_stat_sort(struct bc_rtl_stat *s)
+{
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), by_total);
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void bc_rtl_stat_print(const struct bc_rtl_stat *s, FILE *out, bool csv)
+{
+	if (csv)
+		fprintf(out, "scope,kind,%scount,total_ms,avg_ms,min_ms,max_ms,exclusive_ms\n",
+			s->by_thread ? "tid," : "");
+	else
+		fprintf(out, "%10s %12s %12s %10s %10s %12s %-8s %s%s\n", "count", "total ms",
+			"avg ms", "min ms", "max ms", "excl ms", "kind",
+			s->by_thread ? "tid     " : "", "scope");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct bc_rtl_scope_stat *e = &s->v[i];
+		double avg = e->count ? (double)e->total_ms / (double)e->count : 0;
+		uint64_t min = e->count ? e->min_ms : 0;
+
+		if (csv) {
+			csv_field(out, e->name);
+			fprintf(out, ",%s,", e->explicit_ ? "explicit" : "function");
+			if (s->by_thread)
+				fprintf(out, "%" PRIu32 ",", e->tid);
+			fprintf(out,
+				"%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				"\n",
+				e->count, e->total_ms, avg, min, e->max_ms, e->exclusive_ms);
+			continue;
+		}
+		fprintf(out,
+			"%10" PRIu64 " %12" PRIu64 " %12.3f %10" PRIu64 " %10" PRIu64 " %12" PRIu64
+			" %-8s ",
+			e->count, e->total_ms, avg, min, e->max_ms, e->exclusive_ms,
+			e->explicit_ ? "explicit" : "function");
+		if (s->by_thread)
+			fprintf(out, "%-8" PRIu32 " ", e->tid);
+		fprintf(out, "%s\n", e->name);
+	}
+}

@@ -38,7 +38,9 @@ struct bc_record_opts {
 	unsigned int sample_ms;	  /* -S: overview sample interval, 0 = start and end only */
 	bool archive;		  /* -A on|off: copy the load objects into archives/ at the end */
 	bool archive_all;	  /* -A copy: every object mapped, even under -a/-k */
-	uint64_t archive_limit;	  /* --archive-limit: bytes copied at most, 0 = no limit */
+	char *rtl_probes[2 * BC_RTL_MESSAGES_MAX]; /* -u and --arg made for --rtl-message */
+	size_t n_rtl_probes;
+	uint64_t archive_limit; /* --archive-limit: bytes copied at most, 0 = no limit */
 	const struct bc_format *formats[BC_MAX_FORMATS]; /* -f, in order; default er */
 	size_t n_formats;
 	struct bc_format_opts fopts; /* the formats' options (--utc, --prf-layout, ...) */

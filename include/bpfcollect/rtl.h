@@ -58,11 +58,29 @@ int bc_rtl_scope(const char *object, const char *author, const char *symbol, cha
 size_t bc_rtl_line(char *out, size_t len, uint64_t ms, uint32_t tid, char kind, const char *scope,
 		   const char *msg, size_t msglen, bool marker);
 
+#define BC_RTL_MESSAGES_MAX 8
+
+/* --rtl-message OBJ:FUNC:ARGN: a function whose string argument is a message. */
+struct bc_rtl_message_fn {
+	char spec[512];	  /* as given */
+	char object[256]; /* OBJ: a path or a library name */
+	char func[256];
+	unsigned int arg; /* 1..6 */
+};
+
 /* The sink's options (record/convert --rtl-...). */
 struct bc_rtl_opts {
 	char author[64]; /* --rtl-author: one token; the login name by default */
 	bool samples;	 /* --rtl-samples: a `|` line per clock sample */
+	struct bc_rtl_message_fn messages[BC_RTL_MESSAGES_MAX];
+	size_t n_messages;
 };
+
+/* Parses OBJ:FUNC:ARGN (ARGN 1..6 or arg1..arg6) into o. 0, or -EINVAL with one line in err. */
+int bc_rtl_message_parse(struct bc_rtl_opts *o, const char *spec, char *err, size_t errlen);
+
+/* Whether the function name in object is one of o's message functions: its argument, else 0. */
+unsigned int bc_rtl_message_arg(const struct bc_rtl_opts *o, const char *object, const char *name);
 
 struct bc_sink;
 

@@ -103,6 +103,29 @@ test_rtl() {
 	expect_error "rtl-stat without a file" "no file given" "$BC" rtl-stat
 	expect_error "rtl-stat of a missing file" "nosuch.log" "$BC" rtl-stat "$d/nosuch.log"
 
+	echo "# RTL: a program's own markers (--rtl-message) are logical scopes rtl-stat times"
+	(cd "$d" && "$BC" record -q -f er -f rtl -o mk.er --rtl-message "$TGT/rtlmark:tgt_mark:1" \
+		-u 'tgt_*' -- "$TGT/rtlmark" 30 3 >mk.out 2>mk.err)
+	check_eq "record --rtl-message exits 0" 0 $?
+	f=$(ls "$d"/mk_*.log | head -1)
+	check_eq "the marker function makes no scope of its own" 0 "$(rtl_entries "$f" tgt_mark)"
+	check_eq "each mark is a | line in its caller's scope, as the program wrote it" \
+		"$(awk '$1 == "marks" { print $2 }' "$d/mk.out")" \
+		"$(grep -cE '^[0-9]+ [0-9]+ \| rtlmark \([^)]*\) ::tgt_thread : (\{ lengthy calculation|\} lengthy calculation|done)$' "$f")"
+	"$BC" rtl-stat --csv "$f" >"$d/mk.csv"
+	check_eq "rtl-stat: the logical scope, closed as often as the program closed it" \
+		"$(awk '$1 == "scopes" { print $2 }' "$d/mk.out")" \
+		"$(awk -F, '$2 == "explicit" && $1 ~ /::tgt_thread : lengthy calculation$/ { print $3 }' "$d/mk.csv")"
+	check_eq "and the steps inside it" "$(awk '$1 == "tgt_step" { print $2 }' "$d/mk.out")" \
+		"$(awk -F, '$2 == "function" && $1 ~ /::tgt_step$/ { print $3 }' "$d/mk.csv")"
+	"$BC" convert "$d/mk.er" -f rtl --rtl-message "$TGT/rtlmark:tgt_mark:1" -o "$d/mkc" 2>/dev/null
+	check "convert with the same --rtl-message gives the same file" \
+		cmp "$f" "$d/mkc_${f##*/mk_}"
+	expect_error "--rtl-message without -f rtl" "is for -f rtl" \
+		"$BC" record -q --rtl-message "$TGT/rtlmark:tgt_mark:1" -- "$TGT/rtlmark" 1 1
+	expect_error "--rtl-message with a bad argument number" "a number from 1 to 6" \
+		"$BC" record -q -f rtl -o "$d/x" --rtl-message "$TGT/rtlmark:tgt_mark:9" -- "$TGT/rtlmark" 1 1
+
 	echo "# RTL: descendants, syscalls, and a recording that ends inside a function"
 	(cd "$d" && "$BC" record -q -f rtl -o fam --syscalls -u 'tgt_*' -- "$TGT/forker" 2 3 \
 		>forker.out 2>/dev/null)

@@ -516,6 +516,38 @@ static int check_target(struct bc_record_opts *o, int argc, char **argv, char *e
 	return 0;
 }
 
+/*
+ * --rtl-message OBJ:FUNC:ARGN: FUNC is probed (-u OBJ:FUNC) and its string
+ * argument captured (--arg OBJ:FUNC@argN/s:256) for the RTL sink.
+ */
+static int rtl_message_probes(struct bc_record_opts *o, char *err, size_t errlen)
+{
+	const struct bc_rtl_opts *r = &o->fopts.rtl;
+	bool rtl = false;
+
+	for (size_t i = 0; i < o->n_formats; i++)
+		rtl |= !strcmp(o->formats[i]->name, "rtl");
+	if (r->n_messages && !rtl)
+		return bad(err, errlen, "--rtl-message '%s' is for -f rtl; add -f rtl",
+			   r->messages[0].spec);
+	for (size_t i = 0; i < r->n_messages; i++) {
+		const struct bc_rtl_message_fn *m = &r->messages[i];
+		char **probe = &o->rtl_probes[o->n_rtl_probes], **arg = probe + 1;
+
+		if (asprintf(probe, "%s:%s", m->object, m->func) < 0)
+			return bad(err, errlen, "%s", "out of memory");
+		if (asprintf(arg, "%s:%s@arg%u/s:256", m->object, m->func, m->arg) < 0) {
+			free(*probe);
+			return bad(err, errlen, "%s", "out of memory");
+		}
+		o->n_rtl_probes += 2;
+		/* room: every --rtl-message took an argv slot, and the arrays have argc + 1 */
+		o->specs[o->n_specs++] = *probe;
+		o->arg_specs[o->n_arg_specs++] = *arg;
+	}
+	return 0;
+}
+
 int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *err, size_t errlen)
 {
 	struct option longopts[64];
@@ -536,6 +568,8 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		if ((rc = parse_option(o, c, argv, err, errlen)))
 			return rc;
 	rc = check_target(o, argc, argv, err, errlen);
+	if (!rc)
+		rc = rtl_message_probes(o, err, errlen);
 	if (rc)
 		return rc;
 	for (int i = 0; i < optind && used < sizeof(o->options_text) - 1; i++)
@@ -548,6 +582,9 @@ void bc_record_opts_free(struct bc_record_opts *o)
 {
 	free(o->specs);
 	free(o->arg_specs);
+	for (size_t i = 0; i < o->n_rtl_probes; i++)
+		free(o->rtl_probes[i]);
+	o->n_rtl_probes = 0;
 	free(o->ret_specs);
 	free(o->comments);
 	free(o->attach_pids);

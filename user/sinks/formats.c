@@ -83,6 +83,7 @@ static const struct bc_format_options prf_options = {
 
 static const struct option rtl_longopts[] = {
 	{"rtl-author", required_argument, NULL, 0},
+	{"rtl-message", required_argument, NULL, 0},
 	{"rtl-samples", no_argument, NULL, 0},
 	{NULL, 0, NULL, 0},
 };
@@ -94,6 +95,8 @@ static int parse_rtl(struct bc_format_opts *o, const char *name, const char *arg
 		o->rtl.samples = true;
 		return 0;
 	}
+	if (!strcmp(name, "rtl-message"))
+		return bc_rtl_message_parse(&o->rtl, arg, err, errlen);
 	/* one token: the author sits between parentheses in every scope name */
 	if (!arg[0] || strlen(arg) >= sizeof(o->rtl.author) || strpbrk(arg, " \t\n()\\:")) {
 		snprintf(err, errlen,
@@ -110,7 +113,10 @@ static const struct bc_format_options rtl_options = {
 	.longopts = rtl_longopts,
 	.help = "  --rtl-author=TOKEN  rtl: the author in every scope name (default: the login\n"
 		"                      name)\n"
-		"  --rtl-samples       rtl: a | line per clock sample (-p)\n",
+		"  --rtl-samples       rtl: a | line per clock sample (-p)\n"
+		"  --rtl-message=OBJ:FUNC:ARGN  rtl: FUNC's string argument ARGN is a message:\n"
+		"                      a | line each call; one starting with { or } opens or\n"
+		"                      closes a logical scope (record probes FUNC)\n",
 	.parse = parse_rtl,
 };
 

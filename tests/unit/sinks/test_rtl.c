@@ -149,6 +149,38 @@ static void test_module_names(void **state)
 	assert_string_equal(out, "unknown");
 }
 
+static void test_message_specs(void **state)
+{
+	struct bc_rtl_opts o = {0};
+	char err[256];
+
+	(void)state;
+	assert_int_equal(bc_rtl_message_parse(&o, "libfoo:log_marker:1", err, sizeof(err)), 0);
+	assert_int_equal(bc_rtl_message_parse(&o, "/opt/a:b/prog:trace:arg3", err, sizeof(err)), 0);
+	assert_string_equal(o.messages[0].object, "libfoo");
+	assert_string_equal(o.messages[0].func, "log_marker");
+	assert_int_equal(o.messages[0].arg, 1);
+	/* the object may hold a colon: the function sits between the last two */
+	assert_string_equal(o.messages[1].object, "/opt/a:b/prog");
+	assert_string_equal(o.messages[1].func, "trace");
+	assert_int_equal(o.messages[1].arg, 3);
+	/* matched by path, or by library name as -u names it */
+	assert_int_equal(bc_rtl_message_arg(&o, "/usr/lib/libfoo.so.1", "log_marker"), 1);
+	assert_int_equal(bc_rtl_message_arg(&o, "/usr/lib/libbar.so.1", "log_marker"), 0);
+	assert_int_equal(bc_rtl_message_arg(&o, "/opt/a:b/prog", "trace"), 3);
+	assert_int_equal(bc_rtl_message_arg(&o, "/opt/a:b/prog", "other"), 0);
+	const char *bad[] = {"",	"f",	   "obj:f",   ":f:1",	   "obj::1",  "obj:f:",
+			     "obj:f:0", "obj:f:7", "obj:f:x", "obj:f:arg", "obj:f:1x"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_int_equal(bc_rtl_message_parse(&o, bad[i], err, sizeof(err)), -EINVAL);
+		assert_null(strchr(err, '\n'));
+	}
+	while (o.n_messages < BC_RTL_MESSAGES_MAX)
+		assert_int_equal(bc_rtl_message_parse(&o, "a:b:1", err, sizeof(err)), 0);
+	assert_int_equal(bc_rtl_message_parse(&o, "a:b:1", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "at most 8"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_scope_names),
 		cmocka_unit_test(test_cut_whole_escapes),
 		cmocka_unit_test(test_module_names),
+		cmocka_unit_test(test_message_specs),
 	};
 
 	return cmocka_run_group_tests_name("rtl", tests, NULL, NULL);

@@ -153,6 +153,63 @@ int bc_rtl_scope(const char *object, const char *author, const char *symbol, cha
 	return bc_rtl_escape(out, len, &pos, raw, strlen(raw), BC_RTL_ESC_NAME) ? 0 : -ENOSPC;
 }
 
+int bc_rtl_message_parse(struct bc_rtl_opts *o, const char *spec, char *err, size_t errlen)
+{
+	const char *last = strrchr(spec, ':'), *first;
+	struct bc_rtl_message_fn *m;
+	char *end;
+	unsigned long arg;
+
+	if (o->n_messages == BC_RTL_MESSAGES_MAX) {
+		snprintf(err, errlen, "--rtl-message: at most %d functions", BC_RTL_MESSAGES_MAX);
+		return -EINVAL;
+	}
+	first = last ? memchr(spec, ':', (size_t)(last - spec)) : NULL;
+	/* the function is between the last two colons: OBJ may hold colons of its own */
+	for (const char *p = first; p && p < last; p = memchr(p + 1, ':', (size_t)(last - p - 1)))
+		first = p;
+	if (!last || !first || first == spec || last == first + 1 || !last[1]) {
+		snprintf(err, errlen,
+			 "--rtl-message takes OBJ:FUNC:ARGN (e.g. libfoo:log_marker:1), not '%s'",
+			 spec);
+		return -EINVAL;
+	}
+	errno = 0;
+	arg = strtoul(last + 1 + (!strncmp(last + 1, "arg", 3) ? 3 : 0), &end, 10);
+	if (errno || *end || arg < 1 || arg > 6 || (size_t)(first - spec) >= sizeof(m->object) ||
+	    (size_t)(last - first - 1) >= sizeof(m->func) || strlen(spec) >= sizeof(m->spec)) {
+		snprintf(err, errlen,
+			 "--rtl-message '%s': the argument is a number from 1 to 6 (arg1..arg6), "
+			 "and the names must be shorter",
+			 spec);
+		return -EINVAL;
+	}
+	m = &o->messages[o->n_messages++];
+	snprintf(m->spec, sizeof(m->spec), "%s", spec);
+	snprintf(m->object, sizeof(m->object), "%.*s", (int)(first - spec), spec);
+	snprintf(m->func, sizeof(m->func), "%.*s", (int)(last - first - 1), first + 1);
+	m->arg = (unsigned int)arg;
+	return 0;
+}
+
+unsigned int bc_rtl_message_arg(const struct bc_rtl_opts *o, const char *object, const char *name)
+{
+	char want[256], have[256];
+
+	for (size_t i = 0; i < o->n_messages; i++) {
+		const struct bc_rtl_message_fn *m = &o->messages[i];
+
+		if (strcmp(m->func, name))
+			continue;
+		/* a path, or a library named as -u names it (libfoo for libfoo.so.1) */
+		bc_rtl_module(m->object, want, sizeof(want));
+		bc_rtl_module(object, have, sizeof(have));
+		if (!strcmp(m->object, object) || !strcmp(want, have))
+			return m->arg;
+	}
+	return 0;
+}
+
 size_t bc_rtl_line(char *out, size_t len, uint64_t ms, uint32_t tid, char kind, const char *scope,
 		   const char *msg, size_t msglen, bool marker)
 {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/containers.h"
 #include "bpfcollect/outfile.h"
 #include "bpfcollect/rtl.h"
@@ -72,7 +73,9 @@ struct rtl_sink {
 	char **old_scopes;	/* process scopes before an exec, freed at the end */
 	size_t n_old, cap_old;
 	char **func_scopes; /* by function id, made at first use */
+	uint8_t *func_msg;  /* by function id: 0 not looked at, 1 no, 2 + N its message arg N */
 	size_t nfunc_scopes;
+	struct bc_rtl_opts opts;
 	struct pending *pend;
 	size_t npend, cappend;
 	uint64_t newest;
@@ -177,7 +180,18 @@ static const char *func_scope(struct rtl_sink *t, const struct bc_func *f)
 			return NULL;
 		memset(v + t->nfunc_scopes, 0, (n - t->nfunc_scopes) * sizeof(*v));
 		t->func_scopes = v;
+		uint8_t *m = realloc(t->func_msg, n);
+
+		if (!m)
+			return NULL;
+		memset(m + t->nfunc_scopes, 0, n - t->nfunc_scopes);
+		t->func_msg = m;
 		t->nfunc_scopes = n;
+	}
+	if (!t->func_msg[f->id]) {
+		unsigned int arg = bc_rtl_message_arg(&t->opts, f->object, f->name);
+
+		t->func_msg[f->id] = (uint8_t)(arg ? 2 + arg : 1);
 	}
 	if (!t->func_scopes[f->id] &&
 	    bc_rtl_scope(f->object, t->author, f->name, scope, sizeof(scope)) == 0)
@@ -306,6 +320,42 @@ static int flush(struct rtl_sink *t, bool all)
 
 /* ------------------------------------------------------------ events */
 
+/* A --rtl-message function: its calls are messages, not scopes. */
+static bool is_message_fn(struct rtl_sink *t, const struct bc_func *f)
+{
+	return func_scope(t, f) && t->func_msg[f->id] > 1;
+}
+
+/*
+ * A call of a --rtl-message function: a `|` line in the caller's scope
+ * whose message is the string argument, as the program wrote it: one
+ * starting with { or } is a logical scope's mark (not escaped). Its return
+ * makes no line.
+ */
+static int message_line(struct rtl_sink *t, struct rtl_proc *p, struct rtl_thread *th,
+			const struct bc_event *ev)
+{
+	const struct bc_rec_head *h = ev->rec;
+	unsigned int arg = t->func_msg[ev->func->id] - 2u;
+	const struct bc_cap_item *item;
+	const uint8_t *data;
+	struct bc_cap_iter it;
+	size_t len = 0;
+
+	bc_cap_iter_init(&it, h, h->size, bc_cap_fixed_size(h->kind));
+	while (bc_cap_iter_next(&it, &item, &data)) {
+		if (item->source != BC_SRC_ARG || item->index + 1u != arg)
+			continue;
+		len = item->len < sizeof(t->msg) - 1 ? item->len : sizeof(t->msg) - 1;
+		memcpy(t->msg, data, len);
+		break;
+	}
+	/* a C string: up to its NUL */
+	t->msg[len] = '\0';
+	return add_line(t, p, h, 0, '|', th->depth ? th->scopes[th->depth - 1] : p->scope, t->msg,
+			true);
+}
+
 /* `}` for every scope th still has open, innermost first, said to be repaired. */
 static int repair(struct rtl_sink *t, struct rtl_proc *p, struct rtl_thread *th,
 		  const struct bc_rec_head *h, uint32_t *sub, const char *why)
@@ -372,6 +422,8 @@ static int rtl_event(struct bc_sink *s, const struct bc_event *ev)
 		return rc;
 	if (h->kind == BC_REC_PROC_EXIT || h->kind == BC_REC_THREAD_EXIT)
 		rc = on_process_exit(t, p, ev);
+	else if (ev->func && is_message_fn(t, ev->func))
+		rc = h->kind == BC_REC_FUNC_ENTRY ? message_line(t, p, th, ev) : 0;
 	else if (h->kind == BC_REC_FUNC_ENTRY && ev->func) {
 		scope = func_scope(t, ev->func);
 		if (!scope || BC_GROW(th->scopes, th->cap, th->depth + 1))
@@ -479,6 +531,7 @@ static void rtl_destroy(struct bc_sink *s)
 	for (size_t i = 0; i < t->nfunc_scopes; i++)
 		free(t->func_scopes[i]);
 	free(t->func_scopes);
+	free(t->func_msg);
 	bc_idmap_free(&t->by_pid);
 	free(t);
 }
@@ -507,6 +560,7 @@ struct bc_sink *bc_rtl_sink_new(const char *prefix, bool replace, const char *pr
 		return NULL;
 	}
 	snprintf(t->protect, sizeof(t->protect), "%s", protect ? protect : "");
+	t->opts = *o;
 	snprintf(t->author, sizeof(t->author), "%s",
 		 o->author[0] ? o->author : BC_RTL_DEFAULT_AUTHOR);
 	t->replace = replace;

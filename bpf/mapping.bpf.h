@@ -76,6 +76,27 @@ static __always_inline void path_components(struct bc_rec_mmap *rec, struct file
 	rec->path_len = w.off;
 }
 
+/*
+ * Fills and sends a reserved mapping record: the range, the file's identity
+ * and path, where it came from.
+ */
+static __always_inline void send_file_mapping(struct bc_rec_mmap *rec, struct file *file,
+					      __u64 start, __u64 end, __u64 pgoff, __u64 flags,
+					      __u8 origin)
+{
+	struct inode *inode = BPF_CORE_READ(file, f_inode);
+
+	rec->start = start;
+	rec->end = end;
+	rec->pgoff = pgoff;
+	rec->vm_flags = flags & 0x7; /* PROT_READ|WRITE|EXEC match VM_READ|WRITE|EXEC */
+	rec->ino = BPF_CORE_READ(inode, i_ino);
+	rec->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	rec->origin = origin;
+	path_components(rec, file);
+	record_submit(rec);
+}
+
 static __always_inline struct file *fd_file(int fd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -114,23 +135,14 @@ static __always_inline void track_mapping(struct task_state *ts, long nr, struct
 		return;
 	struct file *file = fd_file((int)regs->r8);
 	struct bc_rec_mmap *rec;
-	struct inode *inode;
 
 	if (!file)
 		return;
 	rec = record_reserve(sizeof(*rec), BC_REC_MMAP, BC_LOSS_PROC, NULL, ts->depth, now);
 	if (!rec)
 		return;
-	rec->start = ret;
-	rec->end = ret + ((regs->si + 4095) & ~4095ULL);
-	rec->pgoff = regs->r9 >> 12;
-	rec->vm_flags = regs->dx & 0x7; /* PROT_READ|WRITE|EXEC match VM_READ|WRITE|EXEC */
-	inode = BPF_CORE_READ(file, f_inode);
-	rec->ino = BPF_CORE_READ(inode, i_ino);
-	rec->dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	rec->origin = BC_MMAP_SYSCALL;
-	path_components(rec, file);
-	record_submit(rec);
+	send_file_mapping(rec, file, ret, ret + ((regs->si + 4095) & ~4095ULL), regs->r9 >> 12,
+			  regs->dx, BC_MMAP_SYSCALL);
 }
 
 #endif

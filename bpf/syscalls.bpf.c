@@ -103,13 +103,6 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	__u64 now, enter_ktime = 0;
 	__u32 retry = 0, key = (__u32)nr;
 
-	/* mmap/munmap are always followed: map.xml needs them, --syscalls or not. */
-	if (nr == NR_MMAP || nr == NR_MUNMAP) {
-		ts = traced_task_state();
-		if (!ts)
-			return 0;
-		track_mapping(ts, nr, regs, ret, bpf_ktime_get_ns());
-	}
 	if (!syscall_wanted(nr))
 		return 0;
 	ts = traced_task_state();

@@ -26,7 +26,13 @@ struct collect_bpf;
 struct ring_buffer;
 struct bpf_link;
 
-#define BC_LDSO_MAX	 8  /* distinct dynamic linkers hooked */
+#define BC_LDSO_MAX 8 /* distinct dynamic linkers hooked */
+
+/* Where map.xml's library mappings come from (user/agent/ldso_hook.c). */
+enum bc_maps_mode {
+	BC_MAPS_SYSCALL, /* mmap and munmap returning: a program on every syscall */
+	BC_MAPS_PROCESS, /* the dynamic linker's hook, limited to the one process */
+};
 #define BC_SNAPSHOTS_MAX 64 /* processes whose mapping snapshots interleave in the ring */
 
 /* A process's mapping snapshot being received (BC_MMAP_SNAPSHOT records). */
@@ -66,11 +72,9 @@ struct recorder {
 	size_t n_profile_links;
 	const char *exe; /* the launched program (its dynamic linker is hooked) */
 	/* mappings without sys_exit: the dynamic linkers' _dl_debug_state hooks */
-	bool ldso_multi; /* as uprobe_multi links (fds), else perf uprobes (links) */
-	int ldso_fds[BC_LDSO_MAX];
+	enum bc_maps_mode maps_mode;
+	int ldso_fds[BC_LDSO_MAX]; /* BC_MAPS_PROCESS: uprobe_multi links */
 	size_t n_ldso_fds;
-	struct bpf_link *ldso_links[BC_LDSO_MAX];
-	size_t n_ldso_links;
 	struct bc_uprobe_warm warm; /* start-up: the first registration's wait, paid meanwhile */
 	struct bc_snapshot snaps[BC_SNAPSHOTS_MAX]; /* mapping snapshots under way */
 	uint32_t snap_mark;
@@ -129,15 +133,15 @@ int bc_recorder_start_profile(struct recorder *r, char *err, size_t errlen);
 void bc_recorder_stop_profile(struct recorder *r);
 
 /*
- * Whether mappings come from the sys_exit program (mmap/munmap of traced
- * processes: --syscalls, -k, -a, where it is loaded anyway) or, to spare
- * every other process a program on each syscall, from the dynamic linkers'
- * library-list hook.
+ * Chooses the mappings' source before the programs load (multi: the kernel
+ * has uprobe_multi links): see enum bc_maps_mode.
  */
+void bc_recorder_maps_choose(struct recorder *r, bool multi);
+/* Whether mappings come from maps_exit (mmap/munmap returning), not the hook. */
 bool bc_recorder_maps_by_syscall(const struct recorder *r);
 /*
- * Hooks _dl_debug_state of the dynamic linkers the traced programs use:
- * the launched program's, the attached processes', the system's. One that
+ * BC_MAPS_PROCESS: hooks _dl_debug_state of the dynamic linkers the traced
+ * process may use (its program's, the system's), limited to it. One that
  * cannot be hooked is said on stderr, not fatal. 0 or -ENOMEM.
  */
 int bc_recorder_hook_ldso(struct recorder *r);

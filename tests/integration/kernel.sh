@@ -268,21 +268,25 @@ test_needed_programs() {
 	p=$(progs_during "$d/a.er")
 	check "a launched command with -u: its probes and the process programs ($p)" \
 		bash -c "[[ ' $p ' == *' func_entry '* && ' $p ' == *' proc_fork '* ]]"
-	check "no program on syscalls, so untraced processes pay nothing per syscall" \
+	check "no syscall tracing, no scheduler, no I/O programs" \
 		bash -c "! grep -qwE 'sys_exit|sys_enter|io_sys_enter|io_sys_exit|sched_switch' <<<'$p'"
-	check "the dynamic linker's hook follows its libraries instead" \
-		bash -c "[[ ' $p ' == *' ldso_debug_state '* ]]"
-	check_eq "and map.xml has libc, loaded after exec" 1 \
+	check "following descendants: mappings from maps_exit, which every other syscall leaves at once" \
+		bash -c "[[ ' $p ' == *' maps_exit '* && ' $p ' != *' ldso_debug_state '* ]]"
+	check_eq "map.xml has libc, loaded after exec" 1 \
 		"$(grep -c 'modes="0x005".*name="[^"]*/libc.so.6"' "$d/a.er/map.xml")"
-	p=$(progs_during "$d/b.er" --syscalls)
-	check "--syscalls: sys_enter and sys_exit, which follows mmap too ($p)" \
-		bash -c "[[ ' $p ' == *' sys_enter '* && ' $p ' == *' sys_exit '* ]]"
-	check "and no dynamic linker hook" bash -c "[[ ' $p ' != *' ldso_debug_state '* ]]"
-	check_eq "map.xml has libc alike" 1 \
-		"$(grep -c 'modes="0x005".*name="[^"]*/libc.so.6"' "$d/b.er/map.xml")"
+	p=$(progs_during "$d/f.er" -F off)
+	check "-F off, one process: no program on any syscall ($p)" \
+		bash -c "! grep -qwE 'maps_exit|sys_exit|sys_enter' <<<'$p'"
+	check "the dynamic linker's hook, kept to that process, follows its libraries" \
+		bash -c "[[ ' $p ' == *' ldso_debug_state '* ]]"
+	check_eq "map.xml has libc all the same" 1 \
+		"$(grep -c 'modes="0x005".*name="[^"]*/libc.so.6"' "$d/f.er/map.xml")"
 	check_eq "of the same size" \
 		"$(grep -o 'vaddr="[^"]*" size="[^"]*".*libc.so.6' "$d/a.er/map.xml" | cut -d' ' -f2)" \
-		"$(grep -o 'vaddr="[^"]*" size="[^"]*".*libc.so.6' "$d/b.er/map.xml" | cut -d' ' -f2)"
+		"$(grep -o 'vaddr="[^"]*" size="[^"]*".*libc.so.6' "$d/f.er/map.xml" | cut -d' ' -f2)"
+	p=$(progs_during "$d/b.er" --syscalls)
+	check "--syscalls: sys_enter and sys_exit ($p)" \
+		bash -c "[[ ' $p ' == *' sys_enter '* && ' $p ' == *' sys_exit '* ]]"
 	p=$(progs_during "$d/c.er" --offcpu)
 	check "--offcpu: the scheduler programs" bash -c "[[ ' $p ' == *' sched_switch '* ]]"
 	rm -rf "$d"

@@ -244,24 +244,32 @@ test_sigint() {
 	check "experiment of a still-running command opens in gprofng" gprofng_ok ign.er
 }
 
+# Waits up to 30 s for the recorder PID flooded by bench; FLOOD_RC its status. Else kills
+# it and the target, says WHAT, and fails.
+flood_wait() { # flood_wait PID WHAT
+	local n=300
+	while [ $n -gt 0 ] && kill -0 "$1" 2>/dev/null; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -9 "$1"
+		pkill -f "$TGT/bench 200000000"
+		wait "$1"
+		bad "$2"
+		return 1
+	fi
+	wait "$1"
+	FLOOD_RC=$?
+}
+
 test_flood() {
 	echo "# -t under a flood of events: the drain takes the ring in slices, then looks at the clock"
 	# bench calls a probed function 200M times: ~1 s untraced, minutes traced.
 	"$BC" record -o flood.er -t 1 -u bench_hot -- "$TGT/bench" 200000000 >flood.out 2>flood.err &
-	local rp=$! n=300
-	while [ $n -gt 0 ] && kill -0 $rp 2>/dev/null; do
-		sleep 0.1
-		n=$((n - 1))
-	done
-	if kill -0 $rp 2>/dev/null; then
-		kill -9 $rp
-		pkill -f "$TGT/bench 200000000"
-		wait $rp
-		bad "record -t 1 still ran 30 s later, the target flooding it"
-		return
-	fi
-	wait $rp
-	check_eq "record -t 1 ends: the command ran on untraced and exited 0" 0 $?
+	local rp=$!
+	flood_wait $rp "record -t 1 still ran 30 s later, the target flooding it" || return
+	check_eq "record -t 1 ends: the command ran on untraced and exited 0" 0 "$FLOOD_RC"
 	check "and says -t stopped it" grep -q "stopped by -t" flood.err
 	local calls
 	calls=$("$BC" report flood.er functions | awk '$NF == "bench_hot" { print $1 }')
@@ -274,20 +282,8 @@ test_flood() {
 	for _ in $(seq 100); do grep -q "Ctrl-C" flood2.err && break; sleep 0.1; done
 	sleep 0.5
 	kill -INT $rp
-	n=300
-	while [ $n -gt 0 ] && kill -0 $rp 2>/dev/null; do
-		sleep 0.1
-		n=$((n - 1))
-	done
-	if kill -0 $rp 2>/dev/null; then
-		kill -9 $rp
-		pkill -f "$TGT/bench 200000000"
-		wait $rp
-		bad "record still ran 30 s after SIGINT, the target flooding it"
-		return
-	fi
-	wait $rp
-	check_eq "SIGINT ends it: passed on, the command's status (130)" 130 $?
+	flood_wait $rp "record still ran 30 s after SIGINT, the target flooding it" || return
+	check_eq "SIGINT ends it: passed on, the command's status (130)" 130 "$FLOOD_RC"
 	check "the experiment is closed" bash -c "! '$BC' report flood2.er header | grep -q live"
 	calls=$("$BC" report flood2.er functions | awk '$NF == "bench_hot" { print $1 }')
 	check "it holds what came before the signal (${calls:-0} calls), not all 200M" \
@@ -489,6 +485,9 @@ test_descendants() {
 		"$(calls_of fam3.er tgt_plugin_work)"
 	"$BC" record -q -F off -o fam2.er -u 'tgt_*' -- "$TGT/family" "$plugin" >/dev/null 2>&1
 	check_eq "-F off: no subexperiments" "" "$(cd fam2.er && ls -d _*.er 2>/dev/null)"
+	check "-F off: map.xml has the dlopened library (from the dynamic linker's hook)" \
+		grep -q 'kind="map".*libbcplugin.so' fam2.er/map.xml
+	check "and its unmap after dlclose" grep -q 'kind="unmap"' fam2.er/map.xml
 }
 
 test_experiment_files() {

@@ -1,17 +1,31 @@
 // SPDX-License-Identifier: MIT
 /*
- * Library mappings without a syscall tracepoint (bpf/ldso.bpf.c): which
- * dynamic linkers to hook, and the snapshots their hook sends.
+ * Library mappings of traced processes for map.xml (bpf/maps.bpf.c): which
+ * source a recording uses, the dynamic linker hook, and the snapshots it
+ * sends.
  *
- * A recording that traces no syscalls would otherwise keep a sys_exit
- * program attached only to see mmap and munmap: every syscall of every
- * process on the machine would run it. The dynamic linker instead tells
- * debuggers when its library list changed, by calling _dl_debug_state()
+ * Following mmap and munmap takes a program on every syscall's return,
+ * and attaching one puts every syscall of every process on the machine on
+ * the kernel's slow path (~85 ns each here). The dynamic linker instead
+ * tells debuggers when its library list changed: it calls _dl_debug_state()
  * once the program's libraries are loaded and after each dlopen and
- * dlclose; a uprobe there costs only the processes that load libraries,
- * and only then. What it does not see: executable mappings made with mmap
- * directly (not through the dynamic linker), and programs run by another
- * dynamic linker than the ones hooked at start.
+ * dlclose. A uprobe there costs only the processes that load libraries,
+ * and only then; but a uprobe writes its breakpoint into the processes
+ * mapping the file, and programs running translated code (valgrind,
+ * emulators) read it as their own instruction and die of SIGTRAP (seen: a
+ * valgrind run beside a recording). So the hook is used only where the
+ * kernel keeps it to the traced process:
+ *
+ * - BC_MAPS_PROCESS: one process and no children to follow (-F off, one
+ *   -P pid): an uprobe_multi link limited to that process. Nothing runs on
+ *   any syscall.
+ * - BC_MAPS_SYSCALL: everything else (descendants followed, -a, -k).
+ *
+ * Not used for a followed tree: a uprobe trace event opened on the root
+ * with inherit keeps the breakpoint to the tree, but on this kernel (6.18)
+ * the root loses it once two of its children have exited, and its later
+ * dlopens go unseen. What the hook does not see: executable mappings made
+ * by calling mmap directly, not through the dynamic linker.
  */
 #include <errno.h>
 #include <limits.h>
@@ -31,12 +45,20 @@
 #include "bpfcollect/recorder.h"
 #include "bpfcollect/uprobe_multi.h"
 
-/* The dynamic linker of most programs here, for descendants the launched program runs. */
+/* The dynamic linker of most programs here, for a program the traced one execs. */
 #define SYSTEM_LDSO "/lib64/ld-linux-x86-64.so.2"
+
+void bc_recorder_maps_choose(struct recorder *r, bool multi)
+{
+	bool one = !r->opts->system_wide && !r->opts->kernel_exp && !r->opts->follow &&
+		   r->n_roots == 1;
+
+	r->maps_mode = multi && one ? BC_MAPS_PROCESS : BC_MAPS_SYSCALL;
+}
 
 bool bc_recorder_maps_by_syscall(const struct recorder *r)
 {
-	return r->opts->syscalls || r->opts->system_wide || r->opts->kernel_exp;
+	return r->maps_mode == BC_MAPS_SYSCALL;
 }
 
 struct hooked {
@@ -61,10 +83,10 @@ static uint64_t debug_state_offset(const char *path)
 }
 
 /*
- * Hooks the dynamic linker at path once per file (uprobes are per inode):
- * an uprobe_multi link where the kernel has them, as the function probes
- * are. A perf uprobe would take the kernel's trace-event lock, which a
- * perf uprobe being removed elsewhere holds through an SRCU grace period.
+ * Hooks the dynamic linker at path once per file (uprobes live on the
+ * inode): an uprobe_multi link limited to the traced process. (A perf
+ * uprobe would take the kernel's trace-event lock, which a perf uprobe
+ * being removed anywhere holds through an SRCU grace period.)
  */
 static void hook_one(struct recorder *r, struct hooked *h, const char *path)
 {
@@ -80,24 +102,15 @@ static void hook_one(struct recorder *r, struct hooked *h, const char *path)
 	if (h->n == BC_LDSO_MAX)
 		return;
 	off = debug_state_offset(path);
-	if (off && r->ldso_multi)
-		fd = bc_uprobe_multi_attach(prog, path, &off, &cookie, 1, false, 0);
-	else if (off) {
-		struct bpf_link *link = bpf_program__attach_uprobe(r->skel->progs.ldso_debug_state,
-								   false, -1, path, (size_t)off);
-
-		fd = link ? 0 : -errno;
-		if (link)
-			r->ldso_links[r->n_ldso_links++] = link;
-	}
+	if (off)
+		fd = bc_uprobe_multi_attach(prog, path, &off, &cookie, 1, false, (int)r->roots[0]);
 	if (fd < 0) {
-		bc_error("warning: cannot hook the dynamic linker %s (%s): libraries its programs "
-			 "load after start are not in the experiment's maps",
+		bc_error("warning: cannot hook the dynamic linker %s (%s): libraries the program "
+			 "loads after start are not in the experiment's maps",
 			 path, off ? strerror(-fd) : "no _dl_debug_state");
 		return;
 	}
-	if (r->ldso_multi)
-		r->ldso_fds[r->n_ldso_fds++] = fd;
+	r->ldso_fds[r->n_ldso_fds++] = fd;
 	h->dev[h->n] = st.st_dev;
 	h->ino[h->n++] = st.st_ino;
 }
@@ -111,20 +124,18 @@ int bc_recorder_hook_ldso(struct recorder *r)
 		return 0;
 	if (r->exe && bc_exec_interp(r->exe, interp, sizeof(interp)) == 0)
 		hook_one(r, &h, interp);
-	for (size_t i = 0; r->attached && i < r->n_roots; i++) {
-		snprintf(exe, sizeof(exe), "/proc/%u/exe", r->roots[i]);
+	if (r->attached) {
+		snprintf(exe, sizeof(exe), "/proc/%u/exe", r->roots[0]);
 		if (bc_exec_interp(exe, interp, sizeof(interp)) == 0)
 			hook_one(r, &h, interp);
 	}
+	/* the process may exec another program: the system's dynamic linker too */
 	hook_one(r, &h, SYSTEM_LDSO);
 	return 0;
 }
 
 void bc_recorder_unhook_ldso(struct recorder *r)
 {
-	for (size_t i = 0; i < r->n_ldso_links; i++)
-		bpf_link__destroy(r->ldso_links[i]);
-	r->n_ldso_links = 0;
 	for (size_t i = 0; i < r->n_ldso_fds; i++)
 		close(r->ldso_fds[i]);
 	r->n_ldso_fds = 0;

@@ -42,17 +42,21 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 		ret_caps |= r->funcs.v[i].capture.n_return > 0;
 	}
 	struct bpf_program *uprogs[] = {
-		r->skel->progs.func_entry,	r->skel->progs.func_return,
-		r->skel->progs.func_entry_cap,	r->skel->progs.func_return_cap,
-		r->skel->progs.heap_entry,	r->skel->progs.heap_return,
-		r->skel->progs.sync_entry,	r->skel->progs.sync_return,
-		r->skel->progs.ldso_debug_state};
+		r->skel->progs.func_entry,     r->skel->progs.func_return,
+		r->skel->progs.func_entry_cap, r->skel->progs.func_return_cap,
+		r->skel->progs.heap_entry,     r->skel->progs.heap_return,
+		r->skel->progs.sync_entry,     r->skel->progs.sync_return};
 
 	for (size_t i = 0; i < sizeof(uprogs) / sizeof(uprogs[0]); i++)
 		if (multi)
 			bpf_program__set_expected_attach_type(
 				uprogs[i], (enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
-	r->ldso_multi = multi;
+	bc_recorder_maps_choose(r, multi);
+	/* the hook limited to one process is an uprobe_multi link; the tree's a perf event */
+	if (r->maps_mode == BC_MAPS_PROCESS)
+		bpf_program__set_expected_attach_type(
+			r->skel->progs.ldso_debug_state,
+			(enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
 	/* The sleepable capture programs need a 6.12+ kfunc: load them only when used. */
 	bpf_program__set_autoload(r->skel->progs.func_entry_cap, entry_caps);
 	bpf_program__set_autoload(r->skel->progs.func_return_cap, ret_caps);
@@ -68,12 +72,13 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	bpf_program__set_autoload(r->skel->progs.io_sys_enter, r->opts->io);
 	bpf_program__set_autoload(r->skel->progs.io_sys_exit, r->opts->io);
 	/*
-	 * sys_exit also follows mmap/munmap for map.xml where it runs anyway
-	 * (--syscalls, -k, -a); elsewhere the dynamic linkers' hook does, and
-	 * no process pays a program on each of its syscalls.
+	 * Mappings for map.xml: the dynamic linker's hook where the kernel can
+	 * keep it to the one process traced (then no other process pays
+	 * anything), else maps_exit on every syscall's return (bpf/maps.bpf.c).
 	 */
 	bpf_program__set_autoload(r->skel->progs.sys_enter, r->opts->syscalls);
-	bpf_program__set_autoload(r->skel->progs.sys_exit, bc_recorder_maps_by_syscall(r));
+	bpf_program__set_autoload(r->skel->progs.sys_exit, r->opts->syscalls);
+	bpf_program__set_autoload(r->skel->progs.maps_exit, bc_recorder_maps_by_syscall(r));
 	bpf_program__set_autoload(r->skel->progs.ldso_debug_state, !bc_recorder_maps_by_syscall(r));
 	/* One capture slot per function id (an array map cannot be empty). */
 	bpf_map__set_max_entries(r->skel->maps.capture_specs,
@@ -107,14 +112,14 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	}
 	struct bpf_program *always[] = {r->skel->progs.proc_fork,    r->skel->progs.proc_exec,
 					r->skel->progs.proc_exit,    r->skel->progs.sys_exit,
-					r->skel->progs.sys_enter,    r->skel->progs.sched_switch,
-					r->skel->progs.sched_wakeup, r->skel->progs.io_sys_enter,
-					r->skel->progs.io_sys_exit};
+					r->skel->progs.maps_exit,    r->skel->progs.sys_enter,
+					r->skel->progs.sched_switch, r->skel->progs.sched_wakeup,
+					r->skel->progs.io_sys_enter, r->skel->progs.io_sys_exit};
 	struct bpf_link **links[] = {&r->skel->links.proc_fork,	   &r->skel->links.proc_exec,
 				     &r->skel->links.proc_exit,	   &r->skel->links.sys_exit,
-				     &r->skel->links.sys_enter,	   &r->skel->links.sched_switch,
-				     &r->skel->links.sched_wakeup, &r->skel->links.io_sys_enter,
-				     &r->skel->links.io_sys_exit};
+				     &r->skel->links.maps_exit,	   &r->skel->links.sys_enter,
+				     &r->skel->links.sched_switch, &r->skel->links.sched_wakeup,
+				     &r->skel->links.io_sys_enter, &r->skel->links.io_sys_exit};
 
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
 		if (!bpf_program__autoload(always[i]))

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Library mappings of traced processes without a syscall tracepoint. The
- * dynamic linker calls _dl_debug_state() (the debugger interface of
- * <link.h>, what gdb stops on) after it loaded the program's libraries and
- * after every dlopen and dlclose; a uprobe there walks the process's
- * mappings and sends each executable file mapping, then an end record (see
- * BC_REC_MMAP in record.h). Only processes that change their library list
- * pay for it, a few times in their life, where a sys_exit program would
- * make every syscall of every process on the machine pay.
+ * Executable file mappings of traced processes, for map.xml. Two sources,
+ * one per recording (user/agent/ldso_hook.c chooses):
+ *
+ * - maps_exit, on every syscall's return: mmap and munmap of traced
+ *   processes. Every other syscall of every process returns at its first
+ *   comparison.
+ * - ldso_debug_state, a uprobe on the dynamic linker's _dl_debug_state()
+ *   (the debugger interface of <link.h>, called once the program's
+ *   libraries are loaded and after each dlopen and dlclose): it walks the
+ *   process's mappings and sends each executable file mapping, then an end
+ *   record (BC_REC_MMAP in record.h). Used only where the kernel can keep
+ *   the probe to the one traced process: a uprobe writes a breakpoint into
+ *   every process mapping the file, and programs that run translated code
+ *   (valgrind, emulators) read that breakpoint as their own and die of
+ *   SIGTRAP.
  */
 #include "mapping.bpf.h"
 
@@ -27,23 +34,27 @@ extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __wea
  */
 __noinline int ldso_send_vma(__u64 file_addr, __u64 start, __u64 end, __u64 pgoff, __u64 flags)
 {
-	struct file *file = (void *)file_addr;
-	struct bc_rec_mmap *rec;
-	struct inode *inode;
+	struct bc_rec_mmap *rec = record_reserve(sizeof(*rec), BC_REC_MMAP, BC_LOSS_PROC, NULL, 0,
+						 bpf_ktime_get_ns());
 
-	rec = record_reserve(sizeof(*rec), BC_REC_MMAP, BC_LOSS_PROC, NULL, 0, bpf_ktime_get_ns());
 	if (!rec)
 		return -1;
-	rec->start = start;
-	rec->end = end;
-	rec->pgoff = pgoff;
-	rec->vm_flags = flags & 0x7;
-	inode = BPF_CORE_READ(file, f_inode);
-	rec->ino = BPF_CORE_READ(inode, i_ino);
-	rec->dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	rec->origin = BC_MMAP_SNAPSHOT;
-	path_components(rec, file);
-	record_submit(rec);
+	send_file_mapping(rec, (struct file *)file_addr, start, end, pgoff, flags,
+			  BC_MMAP_SNAPSHOT);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(maps_exit, struct pt_regs *regs, long ret)
+{
+	long nr = regs->orig_ax;
+	struct task_state *ts;
+
+	if (nr != NR_MMAP && nr != NR_MUNMAP)
+		return 0;
+	ts = traced_task_state();
+	if (ts)
+		track_mapping(ts, nr, regs, ret, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -118,6 +118,11 @@ test_rtl() {
 		"$(awk -F, '$2 == "explicit" && $1 ~ /::tgt_thread : lengthy calculation$/ { print $3 }' "$d/mk.csv")"
 	check_eq "and the steps inside it" "$(awk '$1 == "tgt_step" { print $2 }' "$d/mk.out")" \
 		"$(awk -F, '$2 == "function" && $1 ~ /::tgt_step$/ { print $3 }' "$d/mk.csv")"
+	local left
+	left=$(awk '$1 == "left" { print $2 }' "$d/mk.out")
+	check "a thread that ended inside tgt_leave gets its }, said to be repaired" \
+		grep -qE "^[0-9]+ $left \} rtlmark \([^)]*\) ::tgt_leave : repaired: the thread ended inside\$" "$f"
+	check_eq "so every thread's nesting is balanced" ok "$(rtl_balanced "$f")"
 	"$BC" convert "$d/mk.er" -f rtl --rtl-message "$TGT/rtlmark:tgt_mark:1" -o "$d/mkc" 2>/dev/null
 	check "convert with the same --rtl-message gives the same file" \
 		cmp "$f" "$d/mkc_${f##*/mk_}"
@@ -125,6 +130,11 @@ test_rtl() {
 		"$BC" record -q --rtl-message "$TGT/rtlmark:tgt_mark:1" -- "$TGT/rtlmark" 1 1
 	expect_error "--rtl-message with a bad argument number" "a number from 1 to 6" \
 		"$BC" record -q -f rtl -o "$d/x" --rtl-message "$TGT/rtlmark:tgt_mark:9" -- "$TGT/rtlmark" 1 1
+
+	(cd "$d" && "$BC" record -q -f rtl -o smp -p 1 --rtl-samples -u 'tgt_*' -- "$TGT/cpu" 0.3 \
+		>/dev/null 2>&1)
+	check "--rtl-samples: a | line per clock sample" \
+		grep -qE '^[0-9]+ [0-9]+ \| cpu \([^)]*\) ::[a-z_]* : sample pc=0x[0-9a-f]+' "$d"/smp_*.log
 
 	echo "# RTL: descendants, syscalls, and a recording that ends inside a function"
 	(cd "$d" && "$BC" record -q -f rtl -o fam --syscalls -u 'tgt_*' -- "$TGT/forker" 2 3 \

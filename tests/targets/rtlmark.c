@@ -6,14 +6,19 @@
  * N times, tgt_mark("} lengthy calculation"), then tgt_mark("done"), all
  * inside tgt_thread(). tgt_mark stands for the program's logging call;
  * record's --rtl-message OBJ:tgt_mark:1 turns its string into a message.
+ * Then one more thread ends inside tgt_leave(), by pthread_exit: its scope
+ * never returns.
  *
  * Output: "tgt_step COUNT", "scopes COUNT" (opened and closed pairs),
- * "marks COUNT", counted by the program itself.
+ * "marks COUNT", counted by the program itself, and "left TID", the
+ * thread that ended inside tgt_leave.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "traced.h"
 
@@ -47,6 +52,18 @@ TRACED void tgt_thread(struct result *r)
 		tgt_step();
 	tgt_mark("} lengthy calculation");
 	tgt_mark("done");
+}
+
+TRACED void tgt_leave(pid_t *tid)
+{
+	*tid = gettid();
+	pthread_exit(NULL);
+}
+
+static void *leave(void *arg)
+{
+	tgt_leave(arg);
+	return NULL;
 }
 
 static void *run(void *arg)
@@ -83,6 +100,10 @@ int main(int argc, char **argv)
 		m += r[i].marks;
 		sc += r[i].scopes;
 	}
-	printf("tgt_step %lu\nscopes %lu\nmarks %lu\n", s, sc, m);
+	pid_t left = 0;
+
+	if (pthread_create(&th[0], NULL, leave, &left) || pthread_join(th[0], NULL))
+		return 1;
+	printf("tgt_step %lu\nscopes %lu\nmarks %lu\nleft %d\n", s, sc, m, (int)left);
 	return 0;
 }

@@ -79,8 +79,7 @@ static void exp_objs_free(struct exp_objs *x)
 	free(x->segs);
 }
 
-/* Reads a whole file of dirfd, at most max bytes, NUL-terminated; -ENOENT when absent. */
-static int read_file(int dirfd, const char *name, size_t max, char **buf, size_t *len)
+int archive_read_file(int dirfd, const char *name, size_t max, char **buf, size_t *len)
 {
 	struct stat st;
 	size_t done = 0;
@@ -105,13 +104,21 @@ static int read_file(int dirfd, const char *name, size_t max, char **buf, size_t
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			break; /* cut short meanwhile, or unreadable: what came before */
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
+		if (!n)
+			break; /* truncated meanwhile */
 		done += (size_t)n;
 	}
 	(*buf)[done] = '\0';
 	*len = done;
 out:
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+	}
 	close(fd);
 	return ret;
 }
@@ -134,7 +141,7 @@ static int read_segments(struct exp_objs *x, int dirfd)
 	struct bc_xml x_;
 	size_t len;
 	char *buf;
-	int ret = read_file(dirfd, "map.xml", MAX_TEXT, &buf, &len);
+	int ret = archive_read_file(dirfd, "map.xml", MAX_TEXT, &buf, &len);
 
 	if (ret)
 		return ret == -ENOMEM ? ret : 0;
@@ -180,7 +187,7 @@ static int count_stacks(struct exp_objs *x, int dirfd)
 
 	if (!x->nsegs)
 		return 0;
-	ret = read_file(dirfd, "data.frameinfo", MAX_FRAMEINFO, &d.frame_buf, &len);
+	ret = archive_read_file(dirfd, "data.frameinfo", MAX_FRAMEINFO, &d.frame_buf, &len);
 	if (!ret)
 		ret = bc_prof_frames_parse(&d, len);
 	for (size_t s = 0; !ret && s < d.n_stacks; s++)
@@ -195,7 +202,7 @@ static int read_functions(struct exp_objs *x, int dirfd, uint32_t **funcs, size_
 {
 	size_t len, cap = 0;
 	char *buf, *line, *save = NULL;
-	int ret = read_file(dirfd, "functions", MAX_TEXT, &buf, &len);
+	int ret = archive_read_file(dirfd, "functions", MAX_TEXT, &buf, &len);
 
 	*funcs = NULL;
 	*nfuncs = 0;

@@ -35,6 +35,13 @@ uint64_t archive_hits_of(const struct archive_hits *h, const char *path);
 void archive_hits_free(struct archive_hits *h);
 
 /*
+ * Reads the whole regular file name of dirfd (not following a symlink), at
+ * most max bytes, NUL-terminated; a file cut short meanwhile gives what it
+ * had. 0, -ENOENT when absent, -EINVAL (not a regular file, too big), -errno.
+ */
+int archive_read_file(int dirfd, const char *name, size_t max, char **buf, size_t *len);
+
+/*
  * The GNU build id of the ELF file open at fd, as lowercase hex, from its
  * program headers' notes (64-bit ELF only): 1 found, 0 none, <0 -errno.
  * Reads headers and notes with pread, never the whole file.

@@ -84,51 +84,6 @@ void bc_archive_report_free(struct bc_archive_report *rep)
 
 /* ------------------------------------------------- what map.xml names */
 
-/* Reads a whole small file of dir; a live file may grow meanwhile: its size at open is read. */
-static int read_text(int dirfd, const char *name, char **buf, size_t *len)
-{
-	struct stat st;
-	size_t done = 0;
-	int fd, ret = 0;
-
-	*buf = NULL;
-	*len = 0;
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > MAX_XML_FILE) {
-		ret = -EINVAL;
-		goto out;
-	}
-	*buf = malloc((size_t)st.st_size + 1);
-	if (!*buf) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, *buf + done, (size_t)st.st_size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			goto out;
-		}
-		if (!n)
-			break; /* truncated meanwhile */
-		done += (size_t)n;
-	}
-	(*buf)[done] = '\0';
-	*len = done;
-out:
-	if (ret) {
-		free(*buf);
-		*buf = NULL;
-	}
-	close(fd);
-	return ret;
-}
-
 static bool parse_i64(const char *s, int64_t *v)
 {
 	char *end;
@@ -154,7 +109,7 @@ static int64_t run_wall_time(int dirfd, bool *whole)
 	size_t len;
 	char *buf;
 
-	if (read_text(dirfd, "log.xml", &buf, &len))
+	if (archive_read_file(dirfd, "log.xml", MAX_XML_FILE, &buf, &len))
 		return NO_TIME;
 	bc_xml_init(&x, buf, len);
 	while (bc_xml_next(&x, &e) > 0) {
@@ -220,7 +175,7 @@ static int scan_experiment(struct scan *sc, int dirfd, const char *exp,
 	char *buf;
 	int ret;
 
-	ret = read_text(dirfd, "map.xml", &buf, &len);
+	ret = archive_read_file(dirfd, "map.xml", MAX_XML_FILE, &buf, &len);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {

@@ -90,6 +90,22 @@ static int replay(const struct convert_args *a, struct bc_sink *sink)
 	return 0;
 }
 
+/* Whether -o names an output outside the experiment read; else says why (a usage error). */
+static bool output_named(const struct convert_args *a, const char *what_to_give)
+{
+	if (!a->output || !strcmp(a->output, "-")) {
+		bc_error("convert: -f %s %s", a->format->name, what_to_give);
+		return false;
+	}
+	if (bc_path_inside(a->output, a->exp)) {
+		bc_error("convert: %s is inside the experiment %s, which is being read; write the "
+			 "output elsewhere",
+			 a->output, a->exp);
+		return false;
+	}
+	return true;
+}
+
 /* A new experiment; removed again (it is ours) when the conversion fails. */
 static int to_experiment(const struct convert_args *a)
 {
@@ -98,17 +114,8 @@ static int to_experiment(const struct convert_args *a)
 	struct bc_sink *sink;
 	int exit_code = 1;
 
-	if (!a->output || !strcmp(a->output, "-")) {
-		bc_error("convert: -f %s writes an experiment: give its name with -o NAME.er",
-			 a->format->name);
+	if (!output_named(a, "writes an experiment: give its name with -o NAME.er"))
 		return 2;
-	}
-	if (bc_path_inside(a->output, a->exp)) {
-		bc_error("convert: %s is inside the experiment %s, which is being read; write the "
-			 "output elsewhere",
-			 a->output, a->exp);
-		return 2;
-	}
 	if (bc_exp_create(NULL, a->output, path, sizeof(path), err, sizeof(err)) < 0) {
 		bc_error("convert: %s", err);
 		return 2;
@@ -170,19 +177,9 @@ static int to_files(const struct convert_args *a)
 	char err[1024];
 	int exit_code;
 
-	if (!a->output || !strcmp(a->output, "-")) {
-		bc_error(
-			"convert: -f %s writes a file per process: give their names' start with -o "
-			"PREFIX (PREFIX_PID.log)",
-			a->format->name);
+	if (!output_named(a, "writes a file per process: give their names' start with -o PREFIX "
+			     "(PREFIX_PID.log)"))
 		return 2;
-	}
-	if (bc_path_inside(a->output, a->exp)) {
-		bc_error("convert: %s is inside the experiment %s, which is being read; write the "
-			 "output elsewhere",
-			 a->output, a->exp);
-		return 2;
-	}
 	sink = a->format->new_sink(&fa, err, sizeof(err));
 	if (!sink) {
 		bc_error("convert: %s", err);

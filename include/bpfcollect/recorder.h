@@ -26,11 +26,13 @@ struct collect_bpf;
 struct ring_buffer;
 struct bpf_link;
 
-#define BC_LDSO_MAX 8 /* distinct dynamic linkers hooked */
+#define BC_LDSO_MAX	  8  /* distinct dynamic linkers hooked */
+#define BC_LDSO_ROOTS_MAX 16 /* roots a tree hook is opened on (-P); more: maps_exit */
 
 /* Where map.xml's library mappings come from (user/agent/ldso_hook.c). */
 enum bc_maps_mode {
 	BC_MAPS_SYSCALL, /* mmap and munmap returning: a program on every syscall */
+	BC_MAPS_TREE,	 /* the dynamic linker's hook, inherited by the traced tree */
 	BC_MAPS_PROCESS, /* the dynamic linker's hook, limited to the one process */
 };
 #define BC_SNAPSHOTS_MAX 64 /* processes whose mapping snapshots interleave in the ring */
@@ -73,8 +75,13 @@ struct recorder {
 	const char *exe; /* the launched program (its dynamic linker is hooked) */
 	/* mappings without sys_exit: the dynamic linkers' _dl_debug_state hooks */
 	enum bc_maps_mode maps_mode;
-	int ldso_fds[BC_LDSO_MAX]; /* BC_MAPS_PROCESS: uprobe_multi links */
+	int tracefs_fd; /* BC_MAPS_TREE: our tracefs; -1 without */
+	size_t n_ldso_events;
+	/* uprobe_multi links (PROCESS), inherited perf events (TREE) */
+	int ldso_fds[BC_LDSO_MAX * BC_LDSO_ROOTS_MAX];
 	size_t n_ldso_fds;
+	struct bpf_link *ldso_links[BC_LDSO_MAX * BC_LDSO_ROOTS_MAX]; /* TREE: the program's */
+	size_t n_ldso_links;
 	struct bc_uprobe_warm warm; /* start-up: the first registration's wait, paid meanwhile */
 	struct bc_snapshot snaps[BC_SNAPSHOTS_MAX]; /* mapping snapshots under way */
 	uint32_t snap_mark;
@@ -140,9 +147,10 @@ void bc_recorder_maps_choose(struct recorder *r, bool multi);
 /* Whether mappings come from maps_exit (mmap/munmap returning), not the hook. */
 bool bc_recorder_maps_by_syscall(const struct recorder *r);
 /*
- * BC_MAPS_PROCESS: hooks _dl_debug_state of the dynamic linkers the traced
- * process may use (its program's, the system's), limited to it. One that
- * cannot be hooked is said on stderr, not fatal. 0 or -ENOMEM.
+ * Hooks _dl_debug_state of the dynamic linkers the traced processes may
+ * use (their programs', the system's), kept to them (BC_MAPS_TREE,
+ * BC_MAPS_PROCESS). One that cannot be hooked is said on stderr, not
+ * fatal. 0.
  */
 int bc_recorder_hook_ldso(struct recorder *r);
 /* Removes the hooks; safe to call twice. */

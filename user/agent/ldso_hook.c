@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Library mappings of traced processes for map.xml (bpf/maps.bpf.c): which
- * source a recording uses, the dynamic linker hook, and the snapshots it
- * sends.
+ * source a recording uses, the dynamic linker hooks, and the snapshots
+ * they send.
  *
  * Following mmap and munmap takes a program on every syscall's return,
  * and attaching one puts every syscall of every process on the machine on
@@ -13,26 +13,32 @@
  * and only then; but a uprobe writes its breakpoint into the processes
  * mapping the file, and programs running translated code (valgrind,
  * emulators) read it as their own instruction and die of SIGTRAP (seen: a
- * valgrind run beside a recording). So the hook is used only where the
- * kernel keeps it to the traced process:
+ * valgrind run beside a recording that hooked ld.so for everyone). So the
+ * hook is kept to the traced processes, never wider:
  *
- * - BC_MAPS_PROCESS: one process and no children to follow (-F off, one
- *   -P pid): an uprobe_multi link limited to that process. Nothing runs on
- *   any syscall.
- * - BC_MAPS_SYSCALL: everything else (descendants followed, -a, -k).
+ * - BC_MAPS_TREE: a uprobe trace event (tracefs.c), opened as a perf event
+ *   on each root with inherit: the kernel keeps the breakpoint in the root
+ *   and in every descendant forked later, and nowhere else. The program
+ *   rides on a second event of the root, not inherited: a child's copy of
+ *   an event that carries a program takes the program off the trace event
+ *   when the child exits, and after two children the root's later dlopens
+ *   went unseen.
+ * - BC_MAPS_PROCESS: without tracefs, one process and no children to
+ *   follow: an uprobe_multi link limited to that process.
+ * - BC_MAPS_SYSCALL: -a and -k (every process), or neither hook possible.
  *
- * Not used for a followed tree: a uprobe trace event opened on the root
- * with inherit keeps the breakpoint to the tree, but on this kernel (6.18)
- * the root loses it once two of its children have exited, and its later
- * dlopens go unseen. What the hook does not see: executable mappings made
- * by calling mmap directly, not through the dynamic linker.
+ * What a hook does not see: executable mappings made by calling mmap
+ * directly, not through the dynamic linker.
  */
 #include <errno.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -43,6 +49,7 @@
 #include "bpfcollect/elf_symbols.h"
 #include "bpfcollect/exec_image.h"
 #include "bpfcollect/recorder.h"
+#include "bpfcollect/tracefs.h"
 #include "bpfcollect/uprobe_multi.h"
 
 /* The dynamic linker of most programs here, for a program the traced one execs. */
@@ -50,10 +57,19 @@
 
 void bc_recorder_maps_choose(struct recorder *r, bool multi)
 {
-	bool one = !r->opts->system_wide && !r->opts->kernel_exp && !r->opts->follow &&
-		   r->n_roots == 1;
+	bool one = !r->opts->follow && r->n_roots == 1;
 
-	r->maps_mode = multi && one ? BC_MAPS_PROCESS : BC_MAPS_SYSCALL;
+	r->tracefs_fd = -1;
+	r->maps_mode = BC_MAPS_SYSCALL;
+	if (r->opts->system_wide || r->opts->kernel_exp || r->n_roots > BC_LDSO_ROOTS_MAX)
+		return;
+	r->tracefs_fd = bc_tracefs_open();
+	if (r->tracefs_fd >= 0) {
+		bc_tracefs_sweep(r->tracefs_fd);
+		r->maps_mode = BC_MAPS_TREE;
+	} else if (multi && one) {
+		r->maps_mode = BC_MAPS_PROCESS;
+	}
 }
 
 bool bc_recorder_maps_by_syscall(const struct recorder *r)
@@ -82,6 +98,61 @@ static uint64_t debug_state_offset(const char *path)
 	return off;
 }
 
+/* A perf event of trace event id on pid: inherited by its children, or carrying the program. */
+static int open_on(struct recorder *r, int id, uint32_t pid, bool inherit)
+{
+	struct perf_event_attr attr = {.size = sizeof(attr),
+				       .type = PERF_TYPE_TRACEPOINT,
+				       .config = (uint64_t)id,
+				       .sample_period = 1,
+				       .inherit = inherit};
+	struct bpf_link *link;
+	int pfd =
+		(int)syscall(__NR_perf_event_open, &attr, (pid_t)pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (pfd < 0)
+		return -errno;
+	if (inherit) {
+		/* the breakpoint's keeper: counts, no program */
+		if (ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+			int rc = -errno;
+
+			close(pfd);
+			return rc;
+		}
+		r->ldso_fds[r->n_ldso_fds++] = pfd;
+		return 0;
+	}
+	link = bpf_program__attach_perf_event(r->skel->progs.ldso_debug_state, pfd);
+	if (!link) {
+		int rc = -errno;
+
+		close(pfd);
+		return rc;
+	}
+	r->ldso_links[r->n_ldso_links++] = link;
+	return 0;
+}
+
+/* BC_MAPS_TREE: the trace event at path:off, opened on each root (see above). */
+static int hook_tree(struct recorder *r, const char *path, uint64_t off)
+{
+	char event[32];
+	int id, rc = 0;
+
+	snprintf(event, sizeof(event), "ldso_%zu", r->n_ldso_events);
+	id = bc_tracefs_uprobe_add(r->tracefs_fd, event, path, off);
+	if (id < 0)
+		return id;
+	r->n_ldso_events++;
+	for (size_t i = 0; i < r->n_roots && !rc; i++) {
+		rc = open_on(r, id, r->roots[i], true);
+		if (!rc)
+			rc = open_on(r, id, r->roots[i], false);
+	}
+	return rc;
+}
+
 /*
  * Hooks the dynamic linker at path once per file (uprobes live on the
  * inode): an uprobe_multi link limited to the traced process. (A perf
@@ -102,15 +173,19 @@ static void hook_one(struct recorder *r, struct hooked *h, const char *path)
 	if (h->n == BC_LDSO_MAX)
 		return;
 	off = debug_state_offset(path);
-	if (off)
+	if (off && r->maps_mode == BC_MAPS_TREE) {
+		fd = hook_tree(r, path, off);
+	} else if (off) {
 		fd = bc_uprobe_multi_attach(prog, path, &off, &cookie, 1, false, (int)r->roots[0]);
+		if (fd >= 0)
+			r->ldso_fds[r->n_ldso_fds++] = fd;
+	}
 	if (fd < 0) {
 		bc_error("warning: cannot hook the dynamic linker %s (%s): libraries the program "
 			 "loads after start are not in the experiment's maps",
 			 path, off ? strerror(-fd) : "no _dl_debug_state");
 		return;
 	}
-	r->ldso_fds[r->n_ldso_fds++] = fd;
 	h->dev[h->n] = st.st_dev;
 	h->ino[h->n++] = st.st_ino;
 }
@@ -136,9 +211,22 @@ int bc_recorder_hook_ldso(struct recorder *r)
 
 void bc_recorder_unhook_ldso(struct recorder *r)
 {
+	char event[32];
+
+	for (size_t i = 0; i < r->n_ldso_links; i++)
+		bpf_link__destroy(r->ldso_links[i]);
+	r->n_ldso_links = 0;
 	for (size_t i = 0; i < r->n_ldso_fds; i++)
 		close(r->ldso_fds[i]);
 	r->n_ldso_fds = 0;
+	for (size_t i = 0; i < r->n_ldso_events; i++) {
+		snprintf(event, sizeof(event), "ldso_%zu", i);
+		bc_tracefs_uprobe_remove(r->tracefs_fd, event);
+	}
+	r->n_ldso_events = 0;
+	if (r->tracefs_fd >= 0)
+		close(r->tracefs_fd);
+	r->tracefs_fd = -1;
 }
 
 /* The snapshot of pid under way, started when create; NULL if none (or no room). */

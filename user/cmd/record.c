@@ -293,6 +293,7 @@ static void record_new(struct record_run *x)
 	memset(x, 0, sizeof(*x));
 	x->r.opts = &x->opts;
 	x->r.child.release_fd = x->r.child.error_fd = -1;
+	x->r.tracefs_fd = -1;
 	x->exp_path = "";
 	x->sigfd = -1;
 	x->exit_code = 1;
@@ -400,7 +401,8 @@ static int record_load(struct record_run *x)
 
 	r->exe = x->exe[0] ? x->exe : NULL;
 	/* only when uprobes follow: function probes, -H/-s, the dynamic linker's hook */
-	if (r->funcs.n || r->heap_funcs.n || r->sync_funcs.n || !bc_recorder_maps_by_syscall(r))
+	if (r->funcs.n || r->heap_funcs.n || r->sync_funcs.n ||
+	    !(x->opts.system_wide || x->opts.kernel_exp))
 		bc_uprobe_warm_start(&r->warm);
 	rc = bc_recorder_setup_bpf(r, x->err, sizeof(x->err));
 	if (rc < 0)

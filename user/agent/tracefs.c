@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Uprobe trace events (bpfcollect/tracefs.h): the one kind of uprobe whose
+ * perf events a traced process's children inherit, so the kernel installs
+ * its breakpoint in the traced tree and nowhere else.
+ *
+ * tracefs need not be mounted: the agent mounts its own in a mount
+ * namespace of its own (a slave of the host's, so mounts made meanwhile
+ * still reach the agent), keeps a descriptor of the mount's root and
+ * detaches the mount at once. Nothing is mounted where anyone else can
+ * see it. Its events are named bpfcollect_AGENTPID/NAME; those of agents
+ * that died are removed by the next one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bpfcollect/tracefs.h"
+
+#define GROUP_PREFIX "bpfcollect_"
+
+static bool has_uprobe_events(int fd)
+{
+	return fd >= 0 && faccessat(fd, "uprobe_events", W_OK, 0) == 0;
+}
+
+int bc_tracefs_open(void)
+{
+	char dir[] = "/tmp/bpfcollect-tracefs.XXXXXX";
+	int fd = open("/sys/kernel/tracing", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (has_uprobe_events(fd))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (unshare(CLONE_NEWNS) < 0)
+		return -errno;
+	/* ours does not reach the host; the host's still reach us */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 || !mkdtemp(dir))
+		return -errno;
+	if (mount("tracefs", dir, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		rc = -errno;
+		rmdir(dir);
+		return rc;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rc = fd < 0 ? -errno : 0;
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+	if (!rc && !has_uprobe_events(fd)) {
+		close(fd);
+		return -ENOTSUP;
+	}
+	return rc ? rc : fd;
+}
+
+static int write_events(int tfd, const char *line)
+{
+	int fd = openat(tfd, "uprobe_events", O_WRONLY | O_APPEND | O_CLOEXEC), rc = 0;
+	size_t n = strlen(line);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, n) != (ssize_t)n)
+		rc = errno ? -errno : -EIO;
+	close(fd);
+	return rc;
+}
+
+int bc_tracefs_uprobe_add(int tfd, const char *event, const char *path, uint64_t offset)
+{
+	char line[4200], idpath[256], buf[32];
+	int fd, rc, id;
+	ssize_t n;
+
+	if (strpbrk(path, " \t\n") ||
+	    snprintf(line, sizeof(line), "p:%s%d/%s %s:0x%" PRIx64 "\n", GROUP_PREFIX,
+		     (int)getpid(), event, path, offset) >= (int)sizeof(line))
+		return -EINVAL; /* the events file splits on spaces */
+	rc = write_events(tfd, line);
+	if (rc < 0)
+		return rc;
+	snprintf(idpath, sizeof(idpath), "events/%s%d/%s/id", GROUP_PREFIX, (int)getpid(), event);
+	fd = openat(tfd, idpath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	id = atoi(buf);
+	return id > 0 ? id : -EIO;
+}
+
+int bc_tracefs_uprobe_remove(int tfd, const char *event)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "-:%s%d/%s\n", GROUP_PREFIX, (int)getpid(), event);
+	return write_events(tfd, line);
+}
+
+void bc_tracefs_sweep(int tfd)
+{
+	char line[4200], gone[300];
+	int fd = openat(tfd, "uprobe_events", O_RDONLY | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char event[200];
+		int pid;
+
+		/* "p:bpfcollect_PID/NAME PATH:OFFSET" of an agent no longer alive */
+		if (sscanf(line, "p:" GROUP_PREFIX "%d/%199[^ ]", &pid, event) != 2 || pid <= 0 ||
+		    kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(gone, sizeof(gone), "-:" GROUP_PREFIX "%d/%s\n", pid, event);
+		write_events(tfd, gone);
+	}
+	fclose(f);
+}

@@ -75,8 +75,11 @@ struct recorder {
 	const char *exe; /* the launched program (its dynamic linker is hooked) */
 	/* mappings without sys_exit: the dynamic linkers' _dl_debug_state hooks */
 	enum bc_maps_mode maps_mode;
-	int tracefs_fd; /* BC_MAPS_TREE: our tracefs; -1 without */
+	int tracefs_fd;		   /* BC_MAPS_TREE: our tracefs; -1 without */
+	int ldso_ids[BC_LDSO_MAX]; /* BC_MAPS_TREE: the trace events' ids */
 	size_t n_ldso_events;
+	pthread_t ldso_thread; /* BC_MAPS_TREE: makes them while the programs load */
+	bool ldso_thread_started;
 	/* uprobe_multi links (PROCESS), inherited perf events (TREE) */
 	int ldso_fds[BC_LDSO_MAX * BC_LDSO_ROOTS_MAX];
 	size_t n_ldso_fds;
@@ -153,6 +156,8 @@ bool bc_recorder_maps_by_syscall(const struct recorder *r);
  * fatal. 0.
  */
 int bc_recorder_hook_ldso(struct recorder *r);
+/* BC_MAPS_TREE: starts making the hook's trace events while the programs load. */
+void bc_recorder_hook_ldso_early(struct recorder *r);
 /* Removes the hooks; safe to call twice. */
 void bc_recorder_unhook_ldso(struct recorder *r);
 /*

@@ -12,17 +12,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define BC_UPROBE_WARM_MAX 32 /* probes registered at most (one every few ms of loading) */
+
 struct bc_uprobe_warm {
 	pthread_t thread;
 	bool started;
 	int prog_fd; /* the empty program the warm-up link runs; -1 when none */
+	int go[2];   /* closing go[1]: the real probes come now */
 	char exe[PATH_MAX];
 	uint64_t offset;
 };
 
 /* Starts the thread; without uprobe_multi links or our own mapping, does nothing. */
 void bc_uprobe_warm_start(struct bc_uprobe_warm *w);
-/* Waits for the thread (its probe is gone by then); safe when it never started, or twice. */
+/* The real probes come now: the thread stops registering and removes its own. */
+void bc_uprobe_warm_release(struct bc_uprobe_warm *w);
+/* Waits for the thread (its probes are gone by then); safe when it never started, or twice. */
 void bc_uprobe_warm_free(struct bc_uprobe_warm *w);
 
 #endif

@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,36 +135,20 @@ static int open_on(struct recorder *r, int id, uint32_t pid, bool inherit)
 	return 0;
 }
 
-/* BC_MAPS_TREE: the trace event at path:off, opened on each root (see above). */
-static int hook_tree(struct recorder *r, const char *path, uint64_t off)
-{
-	char event[32];
-	int id, rc = 0;
-
-	snprintf(event, sizeof(event), "ldso_%zu", r->n_ldso_events);
-	id = bc_tracefs_uprobe_add(r->tracefs_fd, event, path, off);
-	if (id < 0)
-		return id;
-	r->n_ldso_events++;
-	for (size_t i = 0; i < r->n_roots && !rc; i++) {
-		rc = open_on(r, id, r->roots[i], true);
-		if (!rc)
-			rc = open_on(r, id, r->roots[i], false);
-	}
-	return rc;
-}
-
 /*
  * Hooks the dynamic linker at path once per file (uprobes live on the
- * inode): an uprobe_multi link limited to the traced process. (A perf
- * uprobe would take the kernel's trace-event lock, which a perf uprobe
- * being removed anywhere holds through an SRCU grace period.)
+ * inode). BC_MAPS_TREE: the trace event and its inherited keepers on each
+ * root (the program's events come after the programs load);
+ * BC_MAPS_PROCESS: an uprobe_multi link limited to the traced process (a
+ * perf uprobe would take the kernel's trace-event lock, which a perf uprobe
+ * being removed anywhere holds through an SRCU grace period).
  */
 static void hook_one(struct recorder *r, struct hooked *h, const char *path)
 {
-	int prog = bpf_program__fd(r->skel->progs.ldso_debug_state), fd = -ENOENT;
 	uint64_t off, cookie = 0;
+	int fd = -ENOENT;
 	struct stat st;
+	char event[32];
 
 	if (stat(path, &st) < 0)
 		return;
@@ -174,9 +159,17 @@ static void hook_one(struct recorder *r, struct hooked *h, const char *path)
 		return;
 	off = debug_state_offset(path);
 	if (off && r->maps_mode == BC_MAPS_TREE) {
-		fd = hook_tree(r, path, off);
+		snprintf(event, sizeof(event), "ldso_%zu", r->n_ldso_events);
+		fd = bc_tracefs_uprobe_add(r->tracefs_fd, event, path, off);
+		if (fd > 0) {
+			r->ldso_ids[r->n_ldso_events++] = fd;
+			for (size_t i = 0; i < r->n_roots && fd > 0; i++)
+				fd = open_on(r, r->ldso_ids[r->n_ldso_events - 1], r->roots[i],
+					     true);
+		}
 	} else if (off) {
-		fd = bc_uprobe_multi_attach(prog, path, &off, &cookie, 1, false, (int)r->roots[0]);
+		fd = bc_uprobe_multi_attach(bpf_program__fd(r->skel->progs.ldso_debug_state), path,
+					    &off, &cookie, 1, false, (int)r->roots[0]);
 		if (fd >= 0)
 			r->ldso_fds[r->n_ldso_fds++] = fd;
 	}
@@ -190,22 +183,63 @@ static void hook_one(struct recorder *r, struct hooked *h, const char *path)
 	h->ino[h->n++] = st.st_ino;
 }
 
-int bc_recorder_hook_ldso(struct recorder *r)
+/* The dynamic linkers the traced processes may use: their programs', the system's. */
+static void hook_all(struct recorder *r)
 {
 	char interp[PATH_MAX], exe[64];
 	struct hooked h = {0};
 
-	if (bc_recorder_maps_by_syscall(r))
-		return 0;
 	if (r->exe && bc_exec_interp(r->exe, interp, sizeof(interp)) == 0)
 		hook_one(r, &h, interp);
-	if (r->attached) {
-		snprintf(exe, sizeof(exe), "/proc/%u/exe", r->roots[0]);
+	for (size_t i = 0; r->attached && i < r->n_roots; i++) {
+		snprintf(exe, sizeof(exe), "/proc/%u/exe", r->roots[i]);
 		if (bc_exec_interp(exe, interp, sizeof(interp)) == 0)
 			hook_one(r, &h, interp);
 	}
-	/* the process may exec another program: the system's dynamic linker too */
+	/* the processes may exec other programs: the system's dynamic linker too */
 	hook_one(r, &h, SYSTEM_LDSO);
+}
+
+static void *hook_all_thread(void *arg)
+{
+	hook_all(arg);
+	return NULL;
+}
+
+/*
+ * BC_MAPS_TREE: the trace events need no program, and making one waits for
+ * an RCU grace period (~15 ms): a thread makes them while the programs load.
+ */
+void bc_recorder_hook_ldso_early(struct recorder *r)
+{
+	if (r->maps_mode == BC_MAPS_TREE)
+		r->ldso_thread_started =
+			pthread_create(&r->ldso_thread, NULL, hook_all_thread, r) == 0;
+}
+
+int bc_recorder_hook_ldso(struct recorder *r)
+{
+	int rc = 0;
+
+	if (r->maps_mode == BC_MAPS_PROCESS) {
+		hook_all(r);
+		return 0;
+	}
+	if (r->maps_mode != BC_MAPS_TREE)
+		return 0;
+	if (r->ldso_thread_started)
+		pthread_join(r->ldso_thread, NULL);
+	else
+		hook_all(r); /* no thread: made here */
+	r->ldso_thread_started = false;
+	/* the program, on an event of each root that children do not copy (see above) */
+	for (size_t k = 0; k < r->n_ldso_events && !rc; k++)
+		for (size_t i = 0; i < r->n_roots && !rc; i++)
+			rc = open_on(r, r->ldso_ids[k], r->roots[i], false);
+	if (rc < 0)
+		bc_error("warning: cannot attach the dynamic linker hook (%s): libraries loaded "
+			 "after start are not in the experiment's maps",
+			 strerror(-rc));
 	return 0;
 }
 
@@ -213,6 +247,9 @@ void bc_recorder_unhook_ldso(struct recorder *r)
 {
 	char event[32];
 
+	if (r->ldso_thread_started)
+		pthread_join(r->ldso_thread, NULL);
+	r->ldso_thread_started = false;
 	for (size_t i = 0; i < r->n_ldso_links; i++)
 		bpf_link__destroy(r->ldso_links[i]);
 	r->n_ldso_links = 0;

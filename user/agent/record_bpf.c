@@ -52,6 +52,7 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 			bpf_program__set_expected_attach_type(
 				uprogs[i], (enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
 	bc_recorder_maps_choose(r, multi);
+	bc_recorder_hook_ldso_early(r);
 	/* the hook limited to one process is an uprobe_multi link; the tree's a perf event */
 	if (r->maps_mode == BC_MAPS_PROCESS)
 		bpf_program__set_expected_attach_type(
@@ -84,6 +85,8 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	bpf_map__set_max_entries(r->skel->maps.capture_specs,
 				 r->funcs.n ? (uint32_t)r->funcs.n : 1);
 	rc = collect_bpf__load(r->skel);
+	/* the probes come next, while the warm-up's last registration keeps the way open */
+	bc_uprobe_warm_release(&r->warm);
 	if (rc < 0) {
 		snprintf(err, errlen,
 			 "cannot load the BPF programs: %s (kernel with BTF, task storage and ring "

@@ -20,6 +20,8 @@
  * thread when it ends.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <inttypes.h>
 #include <linux/bpf.h>
 #include <pthread.h>
@@ -31,6 +33,8 @@
 
 #include "bpfcollect/uprobe_multi.h"
 #include "bpfcollect/uprobe_warm.h"
+
+#define WARM_PERIOD_MS 4
 
 /* Never called: its first instruction carries the warm-up probes. */
 __attribute__((noinline, used)) void bc_uprobe_warm_target(void)
@@ -75,14 +79,29 @@ static int empty_program(void)
 			     sizeof(insns) / sizeof(insns[0]), &opts);
 }
 
-static void *warm_once(void *arg)
+/*
+ * Registers a probe every WARM_PERIOD_MS (the first pays the wait, the
+ * others find the switch made and keep it made: each registration is a
+ * writer) until the real probes come, then removes them, in the background.
+ */
+static void *warm_loop(void *arg)
 {
 	struct bc_uprobe_warm *w = arg;
-	int link = bc_uprobe_multi_attach(w->prog_fd, w->exe, &w->offset, NULL, 1, false,
-					  (int)getpid());
+	struct pollfd go = {.fd = w->go[0], .events = POLLIN};
+	int links[BC_UPROBE_WARM_MAX];
+	size_t n = 0;
 
-	if (link >= 0)
-		close(link);
+	do {
+		int link = bc_uprobe_multi_attach(w->prog_fd, w->exe, &w->offset, NULL, 1, false,
+						  (int)getpid());
+
+		if (link < 0)
+			break; /* nothing to gain: the real probes pay the wait */
+		links[n++] = link;
+	} while (n < BC_UPROBE_WARM_MAX && poll(&go, 1, WARM_PERIOD_MS) == 0);
+	/* the real probes are being attached: ours go, before any of theirs can be pending */
+	while (n)
+		close(links[--n]);
 	return NULL;
 }
 
@@ -91,23 +110,33 @@ void bc_uprobe_warm_start(struct bc_uprobe_warm *w)
 	ssize_t n;
 
 	memset(w, 0, sizeof(*w));
-	w->prog_fd = -1;
+	w->prog_fd = w->go[0] = w->go[1] = -1;
 	n = readlink("/proc/self/exe", w->exe, sizeof(w->exe) - 1);
 	if (n <= 0 || target_offset(&w->offset) < 0)
 		return;
 	w->exe[n] = 0;
 	w->prog_fd = empty_program();
-	if (w->prog_fd < 0)
+	if (w->prog_fd < 0 || pipe2(w->go, O_CLOEXEC) < 0)
 		return;
-	w->started = pthread_create(&w->thread, NULL, warm_once, w) == 0;
+	w->started = pthread_create(&w->thread, NULL, warm_loop, w) == 0;
+}
+
+void bc_uprobe_warm_release(struct bc_uprobe_warm *w)
+{
+	if (w->go[1] >= 0)
+		close(w->go[1]); /* the thread's poll returns */
+	w->go[1] = -1;
 }
 
 void bc_uprobe_warm_free(struct bc_uprobe_warm *w)
 {
+	bc_uprobe_warm_release(w);
 	if (w->started)
 		pthread_join(w->thread, NULL);
 	w->started = false;
+	if (w->go[0] >= 0)
+		close(w->go[0]);
 	if (w->prog_fd >= 0)
 		close(w->prog_fd);
-	w->prog_fd = -1;
+	w->prog_fd = w->go[0] = -1;
 }

@@ -157,8 +157,9 @@ test_rtl() {
 	(cd "$d" && "$BC" record -q -f rtl -o cut -t 0.3 -u main -u 'tgt_*' -- "$TGT/offcpu" 100 \
 		>/dev/null 2>&1)
 	f=$(ls "$d"/cut_*.log | head -1)
+	# the target may end while the recording winds down: then its thread's end closes main
 	check "-t ends the recording inside main: its } is written, said to be repaired" \
-		grep -qE "\} offcpu \([^)]*\) ::main : repaired: the recording ended inside\$" "$f"
+		grep -qE "\} offcpu \([^)]*\) ::main : repaired: the (recording|thread) ended inside\$" "$f"
 	check_eq "so nesting stays balanced" ok "$(rtl_balanced "$f")"
 
 	echo "# RTL: bad input"

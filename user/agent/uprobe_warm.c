@@ -9,15 +9,16 @@
  *
  * So while they load, a thread registers a uprobe (an uprobe_multi link of
  * an empty program, limited to our own process) on a function of ours that
- * never runs, and removes it at once: the wait is paid in the background,
- * and the real registrations ~20 ms later find the switch still made
- * (measured, interleaved: 36-37 ms from the command line to the traced
- * program's main, 46-59 ms without). Removing the probe waits for a grace
- * period too, also in the thread; it began before any probe of ours
- * existed, so no return pending on a traced frame can hold it up. No perf
- * uprobe: creating or removing one takes the kernel's trace-event lock,
- * which removal holds through its grace period. The recording joins the
- * thread when it ends.
+ * never runs, every few milliseconds: the first pays the wait in the
+ * background, and each one after keeps the switch made, so the real
+ * registrations find it made whenever the load ends (11 runs: 36.9 ms
+ * median from the command line to the traced program's main; 46-59 ms
+ * without). When they come (bc_uprobe_warm_release), the thread removes
+ * its probes; removal waits for grace periods, in the thread, and begins
+ * before the traced program is released, so no return pending on a traced
+ * frame can hold it up. No perf uprobe: creating or removing one takes the
+ * kernel's trace-event lock, which removal holds through its grace period.
+ * The recording joins the thread when it ends.
  */
 #include <errno.h>
 #include <fcntl.h>

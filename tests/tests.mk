@@ -78,7 +78,7 @@ FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=f
 	-fno-sanitize-recover=all -Iinclude
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(addprefix $(O)/tests/fuzz/fuzz_,$(FUZZ_NAMES))
-FUZZ_SRCS_rtl_stat := user/report/rtl_stat.c
+FUZZ_SRCS_rtl_stat := user/report/rtl_stat.c user/util/containers.c
 
 $(O)/tests/fuzz/fuzz_rtl_stat: $(FUZZ_SRCS_rtl_stat)
 

@@ -50,6 +50,8 @@
 
 #include "bpfcollect/capture.h"
 
+#define BC_MAX_FP_ARGS 8 /* floating-point arguments: xmm0..xmm7 */
+
 /* Longest canonical text, NUL included: 8 x "fparg8/buf:arg6:4096," fits. */
 #define BC_CAPTURE_TEXT_MAX 256
 
@@ -83,6 +85,8 @@ int bc_capture_spec_merge(struct bc_capture_spec *a, const struct bc_capture_spe
  * above): 0, or -EINVAL with one line in err (err may be NULL).
  */
 int bc_capture_spec_check(const struct bc_capture_spec *s, char *err, size_t errlen);
+/* An item's name as specs write it: "arg2", "fparg1", "retval". Returns what snprintf does. */
+int bc_capture_item_spec_name(const struct bc_capture_item_spec *it, char *out, size_t outlen);
 
 /*
  * The canonical text of s: every item spelt in full, e.g.

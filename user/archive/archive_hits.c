@@ -37,7 +37,7 @@ struct exp_objs {
 	size_t nsegs, capsegs;
 	char **names;
 	uint64_t *hits;
-	size_t nnames, capnames;
+	size_t nnames, capnames, caphits;
 };
 
 static int name_index(struct exp_objs *x, const char *path, size_t *idx)
@@ -48,20 +48,10 @@ static int name_index(struct exp_objs *x, const char *path, size_t *idx)
 			return 0;
 		}
 	}
-	if (x->nnames == x->capnames) {
-		size_t cap = x->capnames ? x->capnames * 2 : 16;
-		char **names = realloc(x->names, cap * sizeof(*names));
-		uint64_t *hits;
-
-		if (!names)
-			return -ENOMEM;
-		x->names = names;
-		hits = realloc(x->hits, cap * sizeof(*hits));
-		if (!hits)
-			return -ENOMEM;
-		x->hits = hits;
-		x->capnames = cap;
-	}
+	/* two arrays of one length: each grown to it */
+	if (BC_GROW(x->names, x->capnames, x->nnames + 1) ||
+	    BC_GROW(x->hits, x->caphits, x->nnames + 1))
+		return -ENOMEM;
 	x->names[x->nnames] = strdup(path);
 	if (!x->names[x->nnames])
 		return -ENOMEM;

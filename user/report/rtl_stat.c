@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/containers.h"
 #include "bpfcollect/rtl_stat.h"
 
 #define LINE_MAX_LEN (64u << 10) /* a longer line is a problem, not a scope */
@@ -94,15 +95,8 @@ static struct bc_rtl_scope_stat *stat_of(struct bc_rtl_stat *s, const char *name
 		if (s->v[i].tid == tid && s->v[i].explicit_ == explicit_ &&
 		    !strcmp(s->v[i].name, name))
 			return &s->v[i];
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct bc_rtl_scope_stat *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (BC_GROW(s->v, s->cap, s->n + 1))
+		return NULL;
 	e = &s->v[s->n];
 	memset(e, 0, sizeof(*e));
 	e->name = strdup(name);
@@ -132,15 +126,8 @@ static int push(struct bc_rtl_stat *s, uint32_t tid, bool explicit_, const char 
 {
 	struct rtl_open *o;
 
-	if (s->n_open == s->cap_open) {
-		size_t cap = s->cap_open ? s->cap_open * 2 : 64;
-		struct rtl_open *v = realloc(s->open, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->open = v;
-		s->cap_open = cap;
-	}
+	if (BC_GROW(s->open, s->cap_open, s->n_open + 1))
+		return -ENOMEM;
 	o = &s->open[s->n_open];
 	*o = (struct rtl_open){.tid = tid, .explicit_ = explicit_, .start_ms = ms, .line = line};
 	o->name = strdup(name);

@@ -11,8 +11,7 @@
 #include <string.h>
 
 #include "bpfcollect/argspec.h"
-
-#define BC_MAX_FP_ARGS 8 /* xmm0..xmm7 */
+#include "bpfcollect/symutil.h"
 
 /* What is allowed, for the parentheses of error messages. */
 #define ITEMS_ALLOWED "argN[/FMT], fpargN[/f|f32|f64], retval[/FMT]"
@@ -49,20 +48,6 @@ static int fail(const struct pctx *c, const char *fmt, ...)
 	vsnprintf(c->err + n, c->errlen - n, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
-}
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 /* 1-based position of p in the text. */
@@ -294,18 +279,6 @@ static int parse_fmt(const struct pctx *c, const char *p, const char *end, int s
 	return fail(c, "unknown format '%.*s' at position %zu (%s)", n, p, pos(c, p), allowed);
 }
 
-static int item_name(const struct bc_capture_item_spec *it, char *out, size_t outlen)
-{
-	switch (it->source) {
-	case BC_SRC_ARG:
-		return snprintf(out, outlen, "arg%u", it->index + 1u);
-	case BC_SRC_FPARG:
-		return snprintf(out, outlen, "fparg%u", it->index + 1u);
-	default:
-		return snprintf(out, outlen, "retval");
-	}
-}
-
 /* Items collected so far: entries in order, the retval aside. */
 struct items {
 	struct bc_capture_item_spec entry[BC_MAX_CAPTURES];
@@ -321,7 +294,7 @@ static int add_item(const struct pctx *c, struct items *s, const char *p,
 	char name[16];
 	unsigned int i;
 
-	item_name(it, name, sizeof(name));
+	bc_capture_item_spec_name(it, name, sizeof(name));
 	if (it->source == BC_SRC_RETVAL && s->has_ret)
 		return fail(c, "retval at position %zu is already captured (one retval at most)",
 			    pos(c, p));
@@ -494,8 +467,8 @@ int bc_argspec_parse(const char *optarg, bool is_retval_option, unsigned int str
 	if (err && errlen)
 		err[0] = 0;
 	if (string_size < 1 || string_size > BC_STRLEN_MAX) {
-		set_err(err, errlen, "--string-size %u is not in 1..%d", string_size,
-			BC_STRLEN_MAX);
+		bc_set_err(err, errlen, "--string-size %u is not in 1..%d", string_size,
+			   BC_STRLEN_MAX);
 		return -EINVAL;
 	}
 	at = strrchr(optarg, '@');
@@ -525,14 +498,14 @@ int bc_argspec_parse(const char *optarg, bool is_retval_option, unsigned int str
 
 	ret = bc_capture_spec_format(&out->spec, text, sizeof(text));
 	if (ret) {
-		set_err(err, errlen, "%s '%s': internal error formatting the capture spec", c.label,
-			optarg);
+		bc_set_err(err, errlen, "%s '%s': internal error formatting the capture spec",
+			   c.label, optarg);
 		goto fail;
 	}
 	out->glob = at ? strndup(optarg, (size_t)(at - optarg)) : strdup(optarg);
 	out->text = strdup(text);
 	if (!out->glob || !out->text) {
-		set_err(err, errlen, "%s '%s': out of memory", c.label, optarg);
+		bc_set_err(err, errlen, "%s '%s': out of memory", c.label, optarg);
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -550,234 +523,6 @@ void bc_argspec_free(struct bc_argspec *a)
 	free(a->glob);
 	free(a->text);
 	memset(a, 0, sizeof(*a));
-}
-
-static bool zero(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	while (n--)
-		if (*b++)
-			return false;
-	return true;
-}
-
-static bool item_ok(const struct bc_capture_item_spec *it, bool at_return)
-{
-	if (at_return) {
-		if (it->source != BC_SRC_RETVAL || it->index != 0)
-			return false;
-	} else if (it->source == BC_SRC_ARG) {
-		if (it->index >= BC_MAX_ARG_REGS)
-			return false;
-	} else if (it->source == BC_SRC_FPARG) {
-		if (it->index >= BC_MAX_FP_ARGS)
-			return false;
-	} else {
-		return false;
-	}
-
-	switch (it->type) {
-	case BC_CAP_INT:
-		if (it->source == BC_SRC_FPARG || it->len_arg != BC_LEN_FIXED || it->max_len)
-			return false;
-		switch (it->fmt) {
-		case BC_FMT_SIGNED:
-		case BC_FMT_UNSIGNED:
-		case BC_FMT_HEX:
-			return it->size == 1 || it->size == 2 || it->size == 4 || it->size == 8;
-		case BC_FMT_PTR:
-			return it->size == 8;
-		case BC_FMT_CHAR:
-			return it->size == 1;
-		default:
-			return false;
-		}
-	case BC_CAP_STR:
-		return it->source != BC_SRC_FPARG && it->fmt == BC_FMT_STR && it->size == 8 &&
-		       it->len_arg == BC_LEN_FIXED && it->max_len >= 1 &&
-		       it->max_len <= BC_STRLEN_MAX;
-	case BC_CAP_BUF:
-		return it->source == BC_SRC_ARG && it->fmt == BC_FMT_BUF && it->size == 8 &&
-		       (it->len_arg == BC_LEN_FIXED ||
-			(it->len_arg < BC_MAX_ARG_REGS && it->len_arg != it->index)) &&
-		       it->max_len >= 1 && it->max_len <= BC_STRLEN_MAX;
-	case BC_CAP_FP:
-		return it->source == BC_SRC_FPARG && it->len_arg == BC_LEN_FIXED && !it->max_len &&
-		       ((it->fmt == BC_FMT_DOUBLE && it->size == 8) ||
-			(it->fmt == BC_FMT_FLOAT && it->size == 4));
-	default:
-		return false;
-	}
-}
-
-int bc_capture_spec_check(const struct bc_capture_spec *s, char *err, size_t errlen)
-{
-	unsigned int n = s->n_entry + s->n_return, i, j;
-
-	if (s->n_return > 1 || n > BC_MAX_CAPTURES) {
-		set_err(err, errlen,
-			"capture spec has %u entry and %u return items (at most %d, one return)",
-			s->n_entry, s->n_return, BC_MAX_CAPTURES);
-		return -EINVAL;
-	}
-	if (!zero(s->pad, sizeof(s->pad)) ||
-	    !zero(&s->items[n], (BC_MAX_CAPTURES - n) * sizeof(s->items[0]))) {
-		set_err(err, errlen, "capture spec has non-zero padding or unused items");
-		return -EINVAL;
-	}
-	for (i = 0; i < n; i++) {
-		const struct bc_capture_item_spec *it = &s->items[i];
-
-		if (!item_ok(it, i >= s->n_entry)) {
-			set_err(err, errlen,
-				"capture item %u is not valid (source %u index %u type %u fmt %u "
-				"size %u len_arg %u max_len %u)",
-				i + 1, it->source, it->index, it->type, it->fmt, it->size,
-				it->len_arg, it->max_len);
-			return -EINVAL;
-		}
-		for (j = 0; j < i; j++) {
-			if (s->items[j].source == it->source && s->items[j].index == it->index) {
-				char name[16];
-
-				item_name(it, name, sizeof(name));
-				set_err(err, errlen, "capture spec captures %s twice", name);
-				return -EINVAL;
-			}
-		}
-	}
-	return 0;
-}
-
-int bc_capture_spec_merge(struct bc_capture_spec *a, const struct bc_capture_spec *b, char *err,
-			  size_t errlen)
-{
-	struct bc_capture_spec m;
-	unsigned int i, j, n;
-	int ret;
-
-	ret = bc_capture_spec_check(a, err, errlen);
-	if (!ret)
-		ret = bc_capture_spec_check(b, err, errlen);
-	if (ret)
-		return ret;
-
-	for (i = 0; i < (unsigned int)(b->n_entry + b->n_return); i++) {
-		const struct bc_capture_item_spec *bi = &b->items[i];
-
-		for (j = 0; j < (unsigned int)(a->n_entry + a->n_return); j++) {
-			if (a->items[j].source == bi->source && a->items[j].index == bi->index) {
-				char name[16];
-
-				item_name(bi, name, sizeof(name));
-				set_err(err, errlen, "%s is captured twice (%s)", name,
-					bi->source == BC_SRC_RETVAL ? "one retval at most"
-								    : "each argument at most once");
-				return -EINVAL;
-			}
-		}
-	}
-	n = a->n_entry + a->n_return + b->n_entry + b->n_return;
-	if (n > BC_MAX_CAPTURES) {
-		set_err(err, errlen, "%u captures are too many (at most %d per function)", n,
-			BC_MAX_CAPTURES);
-		return -EINVAL;
-	}
-
-	memset(&m, 0, sizeof(m));
-	memcpy(m.items, a->items, a->n_entry * sizeof(a->items[0]));
-	memcpy(&m.items[a->n_entry], b->items, b->n_entry * sizeof(b->items[0]));
-	m.n_entry = a->n_entry + b->n_entry;
-	if (a->n_return)
-		m.items[m.n_entry] = a->items[a->n_entry];
-	else if (b->n_return)
-		m.items[m.n_entry] = b->items[b->n_entry];
-	m.n_return = a->n_return + b->n_return;
-	*a = m;
-	return 0;
-}
-
-/* Appends to out at *used; -ENOSPC if it does not fit. */
-static int append(char *out, size_t outlen, size_t *used, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int append(char *out, size_t outlen, size_t *used, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out + *used, outlen - *used, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= outlen - *used)
-		return -ENOSPC;
-	*used += (size_t)n;
-	return 0;
-}
-
-static int format_item(const struct bc_capture_item_spec *it, char *out, size_t outlen,
-		       size_t *used)
-{
-	char name[16];
-	int ret;
-
-	item_name(it, name, sizeof(name));
-	ret = append(out, outlen, used, "%s/", name);
-	if (ret)
-		return ret;
-	switch (it->type) {
-	case BC_CAP_INT:
-		switch (it->fmt) {
-		case BC_FMT_PTR:
-			return append(out, outlen, used, "p");
-		case BC_FMT_CHAR:
-			return append(out, outlen, used, "c");
-		default:
-			return append(out, outlen, used, "%c%u",
-				      it->fmt == BC_FMT_UNSIGNED ? 'u'
-				      : it->fmt == BC_FMT_HEX	 ? 'x'
-								 : 'd',
-				      it->size * 8u);
-		}
-	case BC_CAP_STR:
-		return append(out, outlen, used, "s:%u", it->max_len);
-	case BC_CAP_BUF:
-		if (it->len_arg == BC_LEN_FIXED)
-			return append(out, outlen, used, "buf:%u", it->max_len);
-		return append(out, outlen, used, "buf:arg%u:%u", it->len_arg + 1u, it->max_len);
-	default:
-		return append(out, outlen, used, it->fmt == BC_FMT_FLOAT ? "f32" : "f64");
-	}
-}
-
-int bc_capture_spec_format(const struct bc_capture_spec *s, char *out, size_t outlen)
-{
-	size_t used = 0;
-	unsigned int i;
-	int ret;
-
-	if (!outlen)
-		return -ENOSPC;
-	out[0] = 0;
-	ret = bc_capture_spec_check(s, NULL, 0);
-	if (ret)
-		return ret;
-	for (i = 0; i < (unsigned int)(s->n_entry + s->n_return); i++) {
-		if (i) {
-			ret = append(out, outlen, &used, ",");
-			if (ret)
-				goto fail;
-		}
-		ret = format_item(&s->items[i], out, outlen, &used);
-		if (ret)
-			goto fail;
-	}
-	return 0;
-
-fail:
-	out[0] = 0;
-	return ret;
 }
 
 int bc_capture_spec_parse_text(const char *text, struct bc_capture_spec *out, char *err,

@@ -79,8 +79,11 @@ FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=f
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(addprefix $(O)/tests/fuzz/fuzz_,$(FUZZ_NAMES))
 FUZZ_SRCS_rtl_stat := user/report/rtl_stat.c user/util/containers.c
+FUZZ_SRCS_gtf_dump := user/report/gtf_dump.c user/sinks/gtf/gtf_record.c \
+	user/sinks/gtf/gtf_layout.c user/event/names.c
 
 $(O)/tests/fuzz/fuzz_rtl_stat: $(FUZZ_SRCS_rtl_stat)
+$(O)/tests/fuzz/fuzz_gtf_dump: $(FUZZ_SRCS_gtf_dump)
 
 $(O)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard include/bpfcollect/*.h)
 	$(msg) FUZZCC $@

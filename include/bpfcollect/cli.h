@@ -3,13 +3,27 @@
 #ifndef BPFCOLLECT_CLI_H
 #define BPFCOLLECT_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* Prints "bpfcollect: MESSAGE\n" to stderr: one line, naming the thing and what to do. */
 void bc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The most a file reader (rtl-stat, gtf-dump) takes into memory. */
+#define BC_INPUT_MAX (4ull << 30)
+/*
+ * The whole of path, a regular file of at most max bytes, into a new *buf
+ * (one byte more allocated) of *len bytes; "-" reads standard input to its
+ * end. -EINVAL: not a regular file (a FIFO or device is refused); -EFBIG;
+ * -ENOMEM; -errno.
+ */
+int bc_read_regular_file(const char *path, uint64_t max, char **buf, size_t *len);
 
 int bc_cmd_record(int argc, char **argv);
 int bc_cmd_report(int argc, char **argv);
 int bc_cmd_archive(int argc, char **argv);
 int bc_cmd_convert(int argc, char **argv);
 int bc_cmd_rtl_stat(int argc, char **argv);
+int bc_cmd_gtf_dump(int argc, char **argv);
 
 #endif

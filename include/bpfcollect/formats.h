@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "bpfcollect/gtf.h"
 #include "bpfcollect/model.h"
 #include "bpfcollect/prf.h"
 #include "bpfcollect/rtl.h"
@@ -22,6 +23,7 @@
 struct bc_format_opts {
 	struct bc_prf_opts prf; /* prf-csv, prf-dump */
 	struct bc_rtl_opts rtl;
+	struct bc_gtf_opts gtf;
 };
 
 void bc_format_opts_init(struct bc_format_opts *o);
@@ -60,7 +62,14 @@ struct bc_format {
 	/* The sink; NULL with one line in err. */
 	struct bc_sink *(*new_sink)(const struct bc_format_args *a, char *err, size_t errlen);
 	const struct bc_format_options *options; /* NULL: none */
+	bool binary;				 /* not text: refused on a terminal */
 };
+
+/*
+ * Whether format f may write to path ("-" or NULL: standard output): a
+ * binary one not to a terminal. 0, or -EINVAL with one line in err.
+ */
+int bc_format_check_output(const struct bc_format *f, const char *path, char *err, size_t errlen);
 
 /* The format called name, NULL when there is none. */
 const struct bc_format *bc_format_find(const char *name);

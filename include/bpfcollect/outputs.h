@@ -27,6 +27,8 @@ struct bc_outputs {
  */
 int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, char *err,
 		    size_t errlen);
+/* What can be refused before anything runs (a binary format to a terminal): 0 or -EINVAL. */
+int bc_outputs_check(const struct bc_record_opts *opts, char *err, size_t errlen);
 /* What to call the outputs in messages: the experiment, else the first file. */
 const char *bc_outputs_name(const struct bc_outputs *out);
 /* Destroys the sink and closes the files (after the sink's end). -errno of a failed close. */

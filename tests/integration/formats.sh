@@ -95,6 +95,19 @@ test_formats() {
 	check "and sync" grep -q ',sync,pthread_mutex_lock,' fmt.csv
 	check "and I/O" grep -q ',io,write,' fmt.csv
 	check "no record kind is unknown to PRF" bash -c "! grep -q ',agent,kind_0x' fmt.csv"
+	# GTF gives each kind its EID (docs/gtf.md) and every record reads back
+	"$BC" gtf-dump --no-hex fmt.gtf >fmt.gtf.dump 2>fmt.gtf.err
+	check_eq "gtf-dump reads the GTF of every kind without a problem" 0 $?
+	local eid eids=""
+	for eid in "01 function  EID 0101" "01 function  EID 0102" "02 syscall  EID 0103" \
+		"02 syscall  EID 0104" "03 process  EID 0105" "03 process  EID 0106" \
+		"03 process  EID 0107" "03 process  EID 0108" "03 process  EID 0109" \
+		"05 sample  EID 010D" "04 sched  EID 010E" "06 heap  EID 0110" "07 sync  EID 0111" \
+		"08 io  EID 0112" "09 usage  EID 0113"; do
+		grep -q "  FID $eid " fmt.gtf.dump || eids="$eids [$eid]"
+	done
+	check_eq "GTF has a record of every kind's FID and EID" "" "$eids"
+	check_eq "and every one of them decodes" 0 "$(grep -c '(not bpfcollect.s layout' fmt.gtf.dump)"
 	rm -rf moved.er && cp -r fmt.er moved.er
 	sed -i 's/<system hostname="[^"]*"/<system hostname="elsewhere"/' moved.er/log.xml
 	"$BC" convert moved.er -f prf-csv -o moved.csv 2>/dev/null

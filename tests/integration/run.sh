@@ -611,12 +611,14 @@ test_bad_input() {
 . "$HERE/formats.sh"
 # shellcheck source=tests/integration/rtl.sh
 . "$HERE/rtl.sh"
+# shellcheck source=tests/integration/gtf.sh
+. "$HERE/gtf.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
 TESTS+=" bpftrace_counts demo naming lost args descendants experiment_files prf attach"
 TESTS+=" profile kernel system_wide offcpu_clock heap sync io formats exec_argv"
-TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl"
+TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in
 	*" $t "*) ;;

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bpfcollect/cli.h"
 
@@ -14,4 +20,89 @@ void bc_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* All of fd (a pipe) into a new *buf, at most max bytes: -EFBIG beyond. */
+static int read_stream(int fd, uint64_t max, char **buf, size_t *len)
+{
+	size_t cap = 0;
+
+	*buf = NULL;
+	*len = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (*len == cap) {
+			char *v;
+
+			if (cap >= max) {
+				free(*buf);
+				*buf = NULL;
+				return -EFBIG;
+			}
+			cap = cap ? cap * 2 : 65536;
+			v = realloc(*buf, cap + 1);
+			if (!v) {
+				free(*buf);
+				*buf = NULL;
+				return -ENOMEM;
+			}
+			*buf = v;
+		}
+		n = read(fd, *buf + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(*buf);
+			*buf = NULL;
+			return -errno;
+		}
+		if (!n)
+			return 0;
+		*len += (size_t)n;
+	}
+}
+
+/* A regular file, whole: a FIFO or device is refused. */
+static int read_regular(const char *path, uint64_t max, char **buf, size_t *len)
+{
+	struct stat st;
+	size_t done = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+		rc = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : -EFBIG;
+		goto out;
+	}
+	*buf = malloc((size_t)st.st_size + 1);
+	if (!*buf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while (done < (size_t)st.st_size) {
+		ssize_t n = read(fd, *buf + done, (size_t)st.st_size - done);
+
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		if (!n)
+			break;
+		done += (size_t)n;
+	}
+	*len = done;
+out:
+	close(fd);
+	return rc;
+}
+
+int bc_read_regular_file(const char *path, uint64_t max, char **buf, size_t *len)
+{
+	if (!strcmp(path, "-"))
+		return read_stream(STDIN_FILENO, max, buf, len);
+	return read_regular(path, max, buf, len);
 }

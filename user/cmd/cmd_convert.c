@@ -145,7 +145,9 @@ static int to_file(const struct convert_args *a)
 	char err[1024];
 	int exit_code, rc;
 
-	rc = bc_outfile_open(&out, a->output, BC_OUTFILE_REPLACE, a->exp, err, sizeof(err));
+	rc = bc_format_check_output(a->format, a->output, err, sizeof(err));
+	if (rc == 0)
+		rc = bc_outfile_open(&out, a->output, BC_OUTFILE_REPLACE, a->exp, err, sizeof(err));
 	if (rc < 0) {
 		bc_error("convert: %s", err);
 		/* an output it may not replace is a usage error; a failed write is not */

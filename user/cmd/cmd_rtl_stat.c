@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* `bpfcollect rtl-stat FILE...`: the scopes of RTL logs, timed (docs/rtl.md). */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "bpfcollect/cli.h"
 #include "bpfcollect/rtl_stat.h"
-
-#define MAX_INPUT (4ull << 30)
 
 static const char rtl_stat_usage[] =
 	"usage: bpfcollect rtl-stat [OPTIONS] FILE...\n"
@@ -31,43 +26,6 @@ static const char rtl_stat_usage[] =
 	"\n"
 	"Exit status: 0; 1 when a file could not be read or had problems (the table\n"
 	"still shows what could be timed); 2 for usage errors.\n";
-
-/* The whole file; a FIFO or device is refused (rtl-stat reads files). */
-static int read_file(const char *path, char **buf, size_t *len)
-{
-	struct stat st;
-	size_t done = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc = 0;
-
-	*buf = NULL;
-	*len = 0;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_INPUT) {
-		rc = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : -EFBIG;
-		goto out;
-	}
-	*buf = malloc((size_t)st.st_size + 1);
-	if (!*buf) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, *buf + done, (size_t)st.st_size - done);
-
-		if (n < 0) {
-			rc = -errno;
-			break;
-		}
-		if (!n)
-			break;
-		done += (size_t)n;
-	}
-	*len = done;
-out:
-	close(fd);
-	return rc;
-}
 
 int bc_cmd_rtl_stat(int argc, char **argv)
 {
@@ -109,7 +67,7 @@ int bc_cmd_rtl_stat(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		char *buf;
 		size_t len;
-		int rc = read_file(argv[i], &buf, &len);
+		int rc = bc_read_regular_file(argv[i], BC_INPUT_MAX, &buf, &len);
 
 		if (rc == 0)
 			rc = bc_rtl_stat_feed(&s, argv[i], buf, len);

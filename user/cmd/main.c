@@ -17,6 +17,7 @@ static const char usage[] =
 	"  convert EXP -f FORMAT            write an experiment in another format\n"
 	"  archive EXP                      copy the files an experiment maps into it\n"
 	"  rtl-stat FILE...                 time the scopes of RTL scope logs\n"
+	"  gtf-dump FILE...                 print GTF user trace records, decoded\n"
 	"  version                          print the version\n"
 	"\n"
 	"'bpfcollect COMMAND --help' describes each command.\n";
@@ -43,6 +44,8 @@ int main(int argc, char **argv)
 		return bc_cmd_archive(argc - 1, argv + 1);
 	if (!strcmp(cmd, "rtl-stat"))
 		return bc_cmd_rtl_stat(argc - 1, argv + 1);
+	if (!strcmp(cmd, "gtf-dump"))
+		return bc_cmd_gtf_dump(argc - 1, argv + 1);
 	bc_error("unknown command '%s'; try 'bpfcollect --help'", cmd);
 	return 2;
 }

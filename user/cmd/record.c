@@ -749,6 +749,11 @@ int bc_cmd_record(int argc, char **argv)
 		x->exit_code = rc > 0 ? 0 : 2;
 		goto out;
 	}
+	if (bc_outputs_check(&x->opts, x->err, sizeof(x->err)) < 0) {
+		bc_error("%s", x->err);
+		x->exit_code = 2;
+		goto out;
+	}
 	verbose_libbpf = x->opts.verbose;
 	libbpf_set_print(libbpf_print);
 	if (!may_trace()) {

@@ -47,6 +47,15 @@ static struct bc_sink *new_rtl(const struct bc_format_args *a, char *err, size_t
 	return bc_rtl_sink_new(a->prefix, a->replace, a->protect, &a->opts->rtl, err, errlen);
 }
 
+static struct bc_sink *new_gtf(const struct bc_format_args *a, char *err, size_t errlen)
+{
+	struct bc_sink *s = bc_gtf_sink_new(a->out, &a->opts->gtf);
+
+	if (!s)
+		snprintf(err, errlen, "out of memory");
+	return s;
+}
+
 static struct bc_sink *new_text(const struct bc_format_args *a, char *err, size_t errlen)
 {
 	struct bc_sink *s = bc_text_sink_new(a->out);
@@ -120,19 +129,43 @@ static const struct bc_format_options rtl_options = {
 	.parse = parse_rtl,
 };
 
+static const struct option gtf_longopts[] = {
+	{"gtf-ebcdic", no_argument, NULL, 0},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_gtf(struct bc_format_opts *o, const char *name, const char *arg, char *err,
+		     size_t errlen)
+{
+	(void)name;
+	(void)arg;
+	(void)err;
+	(void)errlen;
+	o->gtf.ebcdic = true; /* its only option */
+	return 0;
+}
+
+static const struct bc_format_options gtf_options = {
+	.longopts = gtf_longopts,
+	.help = "  --gtf-ebcdic        gtf: job names in EBCDIC (code page 037)\n",
+	.parse = parse_gtf,
+};
+
 /* ---------------------------------------------------------------- the registry */
 
 static const struct bc_format formats[] = {
 	{"er", "an experiment gprofng reads (default for record)", BC_FORMAT_EXPERIMENT, ".er",
-	 new_er, NULL},
+	 new_er, NULL, false},
 	{"prf-csv", "PRF records, CSV: a header line, one record per line", BC_FORMAT_FILE, ".csv",
-	 new_prf_csv, &prf_options},
+	 new_prf_csv, &prf_options, false},
 	{"prf-dump", "PRF records, dump: labelled lines and a hex dump of OPT", BC_FORMAT_FILE,
-	 ".dump", new_prf_dump, &prf_options},
+	 ".dump", new_prf_dump, &prf_options, false},
 	{"text", "one line per event, as `report EXP events` prints them", BC_FORMAT_FILE, ".txt",
-	 new_text, NULL},
+	 new_text, NULL, false},
 	{"rtl", "RTL scope logs, { } | lines, one file per process: PREFIX_PID.log",
-	 BC_FORMAT_FILES, "", new_rtl, &rtl_options},
+	 BC_FORMAT_FILES, "", new_rtl, &rtl_options, false},
+	{"gtf", "GTF user trace records, binary, split above 256 data bytes (gtf-dump reads them)",
+	 BC_FORMAT_FILE, ".gtf", new_gtf, &gtf_options, true},
 };
 
 void bc_format_opts_init(struct bc_format_opts *o)
@@ -158,6 +191,17 @@ const struct bc_format *bc_format_find(const char *name)
 		if (!strcmp(formats[i].name, name))
 			return &formats[i];
 	return NULL;
+}
+
+int bc_format_check_output(const struct bc_format *f, const char *path, char *err, size_t errlen)
+{
+	if (!f->binary || (path && strcmp(path, "-")) || !isatty(STDOUT_FILENO))
+		return 0;
+	snprintf(err, errlen,
+		 "-f %s is binary and standard output is a terminal: give -o FILE, or redirect "
+		 "it",
+		 f->name);
+	return -EINVAL;
 }
 
 const struct bc_format *bc_format_at(size_t i)

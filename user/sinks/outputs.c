@@ -19,6 +19,19 @@ static size_t file_formats(const struct bc_record_opts *opts)
 	return n;
 }
 
+int bc_outputs_check(const struct bc_record_opts *opts, char *err, size_t errlen)
+{
+	const char *name = opts->exp_name ? opts->exp_name : "-";
+
+	for (size_t i = 0; i < opts->n_formats; i++)
+		if (opts->formats[i]->output == BC_FORMAT_EXPERIMENT)
+			return 0; /* the files go beside it */
+	for (size_t i = 0; i < opts->n_formats; i++)
+		if (opts->formats[i]->output == BC_FORMAT_FILE && file_formats(opts) == 1)
+			return bc_format_check_output(opts->formats[i], name, err, errlen);
+	return 0;
+}
+
 /* The file format f writes into path[PATH_MAX]. */
 static int file_path(const struct bc_outputs *out, const struct bc_record_opts *opts,
 		     const struct bc_format *f, char *path, char *err, size_t errlen)

@@ -73,6 +73,21 @@ test_gtf() {
 		"$(od -An -tx1 -j20 -N8 "$d/e.gtf" | tr -d ' \n')"
 	check "gtf-dump reads it back as EBCDIC" grep -q "job 'gtfmsg  ' (EBCDIC)" <("$BC" gtf-dump --no-hex "$d/e.gtf")
 
+	# Losses are records too: what the ring could not take, per class
+	"$BC" record -q --bufsize=1 -f er -f gtf -o "$d/lost.er" -u 'tgt_*' -- "$TGT/calls" 40000 1 \
+		>/dev/null 2>&1 &
+	local rpid=$!
+	sleep 0.4
+	kill -STOP $rpid
+	sleep 1
+	kill -CONT $rpid
+	wait $rpid
+	local lost
+	lost=$("$BC" report "$d/lost.er" header | awk '$1 == "Events:" { print $4 }')
+	check "a stalled agent with a 1-page ring lost records" test "${lost:-0}" -gt 0
+	check_eq "GTF's loss records (EID 010A) count them all" "$lost" "$("$BC" gtf-dump --no-hex "$d/lost.gtf" |
+		awk '/^    lost / { for (i = 1; i <= NF; i++) if ($i ~ /^count=/) n += substr($i, 7) } END { print n + 0 }')"
+
 	# Broken files: reported with the byte offset, exit 1, never a crash
 	local off
 	off=$(awk '/part  AID F1 middle  SID 0  seq 3 / { print $1; exit }' "$d/g.dump")

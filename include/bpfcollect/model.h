@@ -187,6 +187,16 @@ struct bc_session {
 	bool io; /* -i: I/O system calls (iotrace) */
 };
 
+/*
+ * A ktime as wall time (ns since 1970) with the session's offset; computed
+ * unsigned, so a corrupt ktime or offset read from a file wraps instead of
+ * overflowing.
+ */
+static inline int64_t bc_wall_ns(uint64_t ktime, int64_t wall_offset_ns)
+{
+	return (int64_t)(ktime + (uint64_t)wall_offset_ns);
+}
+
 /* What is known when recording ends. */
 struct bc_session_end {
 	uint64_t end_ktime;

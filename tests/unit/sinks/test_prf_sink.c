@@ -758,13 +758,42 @@ static void clientap_untrusted(void **state)
 	free_out(&o);
 }
 
+/*
+ * Records a reader lets through from a damaged file: thread 0 opening frames
+ * (it once shared a free table slot, and a real thread taking that slot
+ * lost its frames: a leak), a ktime near 2^63 (the wall time wraps, no
+ * signed overflow). Under ASan+UBSan and valgrind, both fail loudly.
+ */
+static void corrupt_threads_and_times(void **state)
+{
+	struct out o;
+
+	(void)state;
+	open_out(&o, NULL, 100);
+	for (uint64_t i = 1; i <= 10; i++)
+		entry(&o, 0, 0, i, 1000 + i, 0, (uint32_t)i - 1);
+	for (uint32_t tid = 200; tid < 210; tid++)
+		entry(&o, 100, tid, 1, 2000 + tid, 1, 0);
+	entry(&o, 100, 100, 1, (uint64_t)INT64_MAX - 5, 0, 0);
+	ret(&o, 100, 100, 2, (uint64_t)INT64_MAX - 1, 0, (uint64_t)INT64_MAX - 5, 7, 0);
+	close_out(&o, UINT64_MAX);
+	/* 21 entries and a return; the frames never closed end as ErrRecs */
+	assert_true(o.n >= 22);
+	free_out(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_session),	      cmocka_unit_test(depths),
-		cmocka_unit_test(reuse_and_exec),     cmocka_unit_test(dump_and_layouts),
-		cmocka_unit_test(empty_and_many),     cmocka_unit_test(clientap_connections),
-		cmocka_unit_test(clientap_processes), cmocka_unit_test(clientap_untrusted),
+		cmocka_unit_test(a_session),
+		cmocka_unit_test(depths),
+		cmocka_unit_test(reuse_and_exec),
+		cmocka_unit_test(dump_and_layouts),
+		cmocka_unit_test(empty_and_many),
+		cmocka_unit_test(clientap_connections),
+		cmocka_unit_test(clientap_processes),
+		cmocka_unit_test(clientap_untrusted),
+		cmocka_unit_test(corrupt_threads_and_times),
 	};
 
 	setenv("TZ", "UTC0", 1);

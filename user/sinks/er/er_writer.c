@@ -357,7 +357,7 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 		er_traces_decl(decl, sizeof(decl), s->heap, s->sync, s->sync_threshold_us, s->io);
 		er_sb_printf(&b, "%s", decl);
 	}
-	wall = ((int64_t)s->start_ktime + s->wall_offset_ns) / (int64_t)NSEC_PER_SEC;
+	wall = bc_wall_ns(s->start_ktime, s->wall_offset_ns) / (int64_t)NSEC_PER_SEC;
 	if (wall <= 0)
 		wall = time(NULL);
 	er_sb_printf(&b, "<event kind=\"run\" tstamp=\"");

@@ -65,6 +65,8 @@ static void put(struct gtf_sink *t, uint64_t v, size_t width)
 
 static void put_bytes(struct gtf_sink *t, const void *b, size_t n)
 {
+	if (!n)
+		return; /* b may be NULL: a name the tables do not have */
 	if (t->len + n > sizeof(t->data)) {
 		t->full = true;
 		return;
@@ -75,7 +77,7 @@ static void put_bytes(struct gtf_sink *t, const void *b, size_t n)
 
 static uint64_t tod_of(const struct gtf_sink *t, uint64_t ktime)
 {
-	return ktime ? bc_gtf_tod_from_unix_ns((int64_t)ktime + t->wall_offset_ns) : 0;
+	return ktime ? bc_gtf_tod_from_unix_ns(bc_wall_ns(ktime, t->wall_offset_ns)) : 0;
 }
 
 /* The unsigned value of width bytes at rec + off (the record is in host order). */
@@ -279,6 +281,8 @@ static int flush_pending(struct gtf_sink *t, bool all)
 	size_t n = 0;
 	int rc = 0;
 
+	if (!t->npend)
+		return 0;
 	qsort(t->pend, t->npend, sizeof(*t->pend), pending_cmp);
 	for (; n < t->npend; n++) {
 		if (!all && t->pend[n].ktime + WINDOW_NS > t->newest)

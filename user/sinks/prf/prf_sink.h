@@ -54,7 +54,9 @@ struct prf_sink {
 	uint64_t last_ktime;
 	bool header_done;
 	struct prf_thread *threads;
-	size_t nthreads, tcap; /* tcap: power of 2 */
+	size_t nthreads, tcap;	/* tcap: power of 2 */
+	struct prf_thread zero; /* thread id 0 (records of no thread, or corrupt ones) */
+	bool zero_seen;
 	struct prf_name *names;
 	size_t nnames, ncap;
 	uint32_t *nslots; /* index + 1 into names, 0 empty */

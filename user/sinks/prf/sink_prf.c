@@ -63,7 +63,9 @@ static size_t mix32(uint32_t x)
 
 static struct prf_thread *thread_find(struct prf_sink *p, uint32_t tid)
 {
-	if (!p->tcap || !tid)
+	if (!tid)
+		return p->zero_seen ? &p->zero : NULL;
+	if (!p->tcap)
 		return NULL;
 	for (size_t i = mix32(tid) & (p->tcap - 1);; i = (i + 1) & (p->tcap - 1)) {
 		if (p->threads[i].tid == tid)
@@ -87,6 +89,12 @@ static struct prf_thread *thread_new(struct prf_sink *p, uint32_t tid, uint32_t 
 {
 	struct prf_thread *t;
 
+	if (!tid) {
+		/* id 0 marks a free slot of the table: thread 0 lives beside it */
+		t = &p->zero;
+		p->zero_seen = true;
+		goto reset;
+	}
 	if ((p->nthreads + 1) * 2 > p->tcap) {
 		size_t cap = p->tcap ? p->tcap * 2 : 256;
 		struct prf_thread *v = calloc(cap, sizeof(*v));
@@ -105,6 +113,7 @@ static struct prf_thread *thread_new(struct prf_sink *p, uint32_t tid, uint32_t 
 		p->nthreads++;
 		memset(t, 0, sizeof(*t));
 	}
+reset:
 	t->tid = tid;
 	t->pid = pid;
 	t->hash = bc_prf_thread_hash(pid, tid, birth);
@@ -186,7 +195,7 @@ static int name_intern(struct prf_sink *p, const char *intf, const char *opr, ui
 
 static int64_t wall(const struct prf_sink *p, uint64_t ktime)
 {
-	return (int64_t)ktime + p->wall_offset;
+	return bc_wall_ns(ktime, p->wall_offset);
 }
 
 /* --prf-name, else the leader's comm, else the comm the thread was created with. */
@@ -674,6 +683,7 @@ static void prf_destroy(struct bc_sink *s)
 	for (size_t i = 0; i < p->tcap; i++)
 		free(p->threads[i].frames);
 	free(p->threads);
+	free(p->zero.frames);
 	for (size_t i = 0; i < p->nnames; i++)
 		free(p->names[i].s);
 	free(p->names);

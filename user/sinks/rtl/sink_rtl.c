@@ -249,7 +249,7 @@ static int line_cmp(const void *a, const void *b)
 static int open_file(struct rtl_sink *t, struct rtl_proc *p, uint64_t ktime)
 {
 	char path[PATH_MAX + 32], err[512], stamp[64], msg[PATH_MAX + 128];
-	int64_t wall = (int64_t)ktime + t->wall_offset_ns;
+	int64_t wall = bc_wall_ns(ktime, t->wall_offset_ns);
 	time_t secs = (time_t)(wall / 1000000000);
 	struct tm tm;
 	int n;
@@ -306,6 +306,8 @@ static int flush(struct rtl_sink *t, bool all)
 	size_t n = 0;
 	int rc = 0;
 
+	if (!t->npend)
+		return 0;
 	qsort(t->pend, t->npend, sizeof(*t->pend), line_cmp);
 	for (; n < t->npend && !rc; n++) {
 		if (!all && t->pend[n].ktime + WINDOW_NS > t->newest)

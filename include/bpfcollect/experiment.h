@@ -20,6 +20,10 @@
 #define BC_ER_DEFAULT_NAME	  "test.1.er"
 #define BC_ER_KERNEL_DEFAULT_NAME "ktest.1.er"
 
+/* Whether name is an experiment's name: something, then ".er". 0, or -EINVAL with one line in err.
+ */
+int bc_exp_name_check(const char *name, char *err, size_t errlen);
+
 /*
  * Creates a new experiment directory DIR/NAME (dir NULL: the current
  * directory; name NULL: "test.1.er") and writes its path to path. NAME must

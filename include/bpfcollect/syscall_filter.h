@@ -4,6 +4,16 @@
 #define BPFCOLLECT_SYSCALL_FILTER_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "bpfcollect/syscalls.h"
+
+/*
+ * Which syscalls list names (comma-separated names or numbers; NULL: all
+ * but the tracer's own uretprobe/uprobe) into on[nr]. 0, -ENOMEM, or
+ * -EINVAL with one line in err naming the unknown one.
+ */
+int bc_syscall_list_parse(const char *list, uint8_t on[BC_SYSCALL_MAX], char *err, size_t errlen);
 
 /*
  * Fills the syscall_filter map (list: comma-separated names or numbers; NULL

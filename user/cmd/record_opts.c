@@ -8,10 +8,13 @@
 #include <string.h>
 
 #include "bpfcollect/archive.h"
+#include "bpfcollect/argspec.h"
 #include "bpfcollect/capture.h"
+#include "bpfcollect/experiment.h"
 #include "bpfcollect/formats.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/symbols.h"
+#include "bpfcollect/syscall_filter.h"
 
 const char bc_record_usage[] =
 	"usage: bpfcollect record [OPTIONS] -- CMD [ARGS]\n"
@@ -485,6 +488,32 @@ static int opts_init(struct bc_record_opts *o, int argc)
 	return o->specs && o->arg_specs && o->ret_specs && o->comments ? 0 : -ENOMEM;
 }
 
+/*
+ * What can be judged of the option values alone, before anything is
+ * loaded: --arg and --retval specs, the --syscalls list, the experiment's
+ * name. Usage errors all (exit 2).
+ */
+static int check_values(const struct bc_record_opts *o, char *err, size_t errlen)
+{
+	uint8_t on[BC_SYSCALL_MAX];
+	int rc = 0;
+
+	for (size_t i = 0; i < o->n_arg_specs + o->n_ret_specs && !rc; i++) {
+		bool ret = i >= o->n_arg_specs;
+		struct bc_argspec a;
+
+		rc = bc_argspec_parse(ret ? o->ret_specs[i - o->n_arg_specs] : o->arg_specs[i], ret,
+				      o->string_size, &a, err, errlen);
+		bc_argspec_free(&a);
+	}
+	if (!rc && o->syscalls)
+		rc = bc_syscall_list_parse(o->syscall_list, on, err, errlen);
+	for (size_t i = 0; i < o->n_formats && !rc; i++)
+		if (o->formats[i]->output == BC_FORMAT_EXPERIMENT && o->exp_name)
+			rc = bc_exp_name_check(o->exp_name, err, errlen);
+	return rc == -ENOMEM ? bad(err, errlen, "%s", "out of memory") : rc ? -EINVAL : 0;
+}
+
 /* What is traced, once every option is in: a command, -P or -a, and what each allows. */
 static int check_target(struct bc_record_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
@@ -570,6 +599,8 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 	rc = check_target(o, argc, argv, err, errlen);
 	if (!rc)
 		rc = rtl_message_probes(o, err, errlen);
+	if (!rc)
+		rc = check_values(o, err, errlen);
 	if (rc)
 		return rc;
 	for (int i = 0; i < optind && used < sizeof(o->options_text) - 1; i++)

@@ -89,26 +89,22 @@ static int set_captures(int filter_fd, int fd, unsigned int string_size, char *e
 	return 0;
 }
 
-static int set_filter(int fd, const char *list, char *err, size_t errlen)
+int bc_syscall_list_parse(const char *list, uint8_t on[BC_SYSCALL_MAX], char *err, size_t errlen)
 {
-	uint8_t on = 1;
+	char *copy, *save = NULL;
 
+	memset(on, 0, BC_SYSCALL_MAX);
 	if (!list) {
-		for (uint32_t nr = 0; nr < BC_SYSCALL_MAX; nr++) {
-			/*
-			 * uretprobe (335) and uprobe (336) are the tracer's own:
-			 * the kernel returns from every probed function through
-			 * them. Only an explicit list records them.
-			 */
-			if (nr == BC_SYSCALL_URETPROBE || nr == BC_SYSCALL_UPROBE)
-				continue;
-			if (bpf_map_update_elem(fd, &nr, &on, BPF_ANY) < 0)
-				goto fail;
-		}
+		/*
+		 * uretprobe (335) and uprobe (336) are the tracer's own: the
+		 * kernel returns from every probed function through them. Only
+		 * an explicit list records them.
+		 */
+		memset(on, 1, BC_SYSCALL_MAX);
+		on[BC_SYSCALL_URETPROBE] = on[BC_SYSCALL_UPROBE] = 0;
 		return 0;
 	}
-	char *copy = strdup(list), *save = NULL;
-
+	copy = strdup(list);
 	if (!copy)
 		return -ENOMEM;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -125,18 +121,26 @@ static int set_filter(int fd, const char *list, char *err, size_t errlen)
 			free(copy);
 			return -EINVAL;
 		}
-		uint32_t key = (uint32_t)nr;
-
-		if (bpf_map_update_elem(fd, &key, &on, BPF_ANY) < 0) {
-			free(copy);
-			goto fail;
-		}
+		on[nr] = 1;
 	}
 	free(copy);
 	return 0;
-fail:
-	snprintf(err, errlen, "cannot set the syscall filter: %s", strerror(errno));
-	return -errno;
+}
+
+static int set_filter(int fd, const char *list, char *err, size_t errlen)
+{
+	uint8_t on[BC_SYSCALL_MAX], one = 1;
+	int rc = bc_syscall_list_parse(list, on, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	for (uint32_t nr = 0; nr < BC_SYSCALL_MAX; nr++) {
+		if (on[nr] && bpf_map_update_elem(fd, &nr, &one, BPF_ANY) < 0) {
+			snprintf(err, errlen, "cannot set the syscall filter: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
 }
 
 int bc_syscall_filter_set(int filter_fd, int captures_fd, const char *list,

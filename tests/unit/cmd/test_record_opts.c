@@ -143,6 +143,16 @@ static void bad_options(void **state)
 	char *unknown[] = {"record", "--frob", "--", "x", NULL};
 	char *unknown_short[] = {"record", "-Z", "--", "x", NULL};
 	char *novalue[] = {"record", "-o", NULL};
+	/* values judged before anything is loaded: usage errors too */
+	char *badarg[] = {"record", "--arg", "f@arg7", "--", "x", NULL};
+	char *badret[] = {"record", "--retval", "f@q", "--", "x", NULL};
+	char *badsys[] = {"record", "--syscalls=openat,nosuch", "--", "x", NULL};
+	char *dot_er[] = {"record", "-o", ".er", "--", "x", NULL};
+	char *dir_er[] = {"record", "-o", "out/.er", "--", "x", NULL};
+	char *no_er[] = {"record", "-o", "run", "--", "x", NULL};
+	char *csv_name[] = {"record", "-f", "prf-csv", "-o", "run", "--", "x", NULL};
+	struct bc_record_opts o;
+	char err[256];
 
 	(void)state;
 	expect_error(nocmd, 2, "no command given");
@@ -156,6 +166,15 @@ static void bad_options(void **state)
 	expect_error(unknown, 4, "unknown option '--frob'");
 	expect_error(unknown_short, 4, "unknown option '-Z'");
 	expect_error(novalue, 2, "option '-o' needs a value");
+	expect_error(badarg, 5, "argument 7");
+	expect_error(badret, 5, "--retval");
+	expect_error(badsys, 4, "--syscalls: unknown syscall 'nosuch'");
+	expect_error(dot_er, 5, "experiment name '.er' has no name before .er");
+	expect_error(dir_er, 5, "experiment name 'out/.er' has no name before .er");
+	expect_error(no_er, 5, "experiment name 'run' must end in .er");
+	/* a file format's -o is a file's name */
+	assert_int_equal(parse(csv_name, 7, &o, err), 0);
+	bc_record_opts_free(&o);
 }
 
 static void attach_pids(void **state)

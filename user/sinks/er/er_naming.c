@@ -86,6 +86,24 @@ static bool split_numbered(const char *name, size_t *prefix_len, unsigned long *
 	return true;
 }
 
+int bc_exp_name_check(const char *name, char *err, size_t errlen)
+{
+	size_t len = strlen(name);
+
+	if (len < 3 || strcmp(name + len - 3, ".er")) {
+		snprintf(err, errlen, "experiment name '%s' must end in .er (e.g. test.1.er)",
+			 name);
+		return -EINVAL;
+	}
+	if (len == 3 || name[len - 4] == '/') {
+		snprintf(err, errlen,
+			 "experiment name '%s' has no name before .er; give one (e.g. test.1.er)",
+			 name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen, char *err,
 		  size_t errlen)
 {
@@ -99,12 +117,9 @@ int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen,
 		name = BC_ER_DEFAULT_NAME;
 	if (!dir)
 		dir = "";
-	len = (int)strlen(name);
-	if (len < 4 || strcmp(name + len - 3, ".er") != 0 || name[len - 4] == '/') {
-		snprintf(err, errlen, "experiment name '%s' must end in .er (e.g. test.1.er)",
-			 name);
+	if (bc_exp_name_check(name, err, errlen) < 0)
 		return -EINVAL;
-	}
+	len = (int)strlen(name);
 	numbered = split_numbered(name, &prefix_len, &n, &width);
 
 	/* each mkdir is the atomic claim; a name taken meanwhile just moves N up again */

@@ -76,7 +76,7 @@ SAN_OBJS := $(patsubst user/%.c,$(O)/san/user/%.o,$(LIB_SRCS)) $(O)/san/gen/sysc
 BIN := $(O)/bpfcollect
 DEMO := $(O)/demo/bcdemo
 
-.PHONY: all check unit fuzz integration demo bench install vmlinux clean format deps
+.PHONY: all check unit fuzz fuzz-check integration demo bench install vmlinux clean format deps
 all: $(BIN)
 
 deps:

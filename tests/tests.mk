@@ -65,40 +65,65 @@ unit: $(UNIT_SAN) $(UNIT_PLAIN)
 integration: $(BIN) $(TARGET_BINS) $(TARGET_LIBS) $(DEMO)
 	tests/integration/run.sh $(O)
 
-check: unit fuzz integration
+check: unit fuzz-check integration
 	@echo "make check: all tests passed"
 
 # ---------------------------------------------------------------- fuzz targets
-# libFuzzer targets (clang -fsanitize=fuzzer) on the readers of untrusted files,
-# each with the sources it needs; `make fuzz` runs each from its seed corpus
-# (tests/fuzz/corpus/NAME/) for FUZZ_SECONDS, in a scratch copy of the corpus.
-FUZZ_SECONDS ?= 20
+# libFuzzer targets (clang -fsanitize=fuzzer) on everything that reads
+# untrusted bytes: tests/fuzz/fuzz_NAME.c, linked against the library built
+# once more by clang with the fuzzer's coverage and ASan+UBSan. `make fuzz`
+# runs each from its seed corpus (tests/fuzz/corpus/NAME/) for FUZZ_SECONDS,
+# in a scratch copy of the corpus (`make check`: FUZZ_CHECK_SECONDS each);
+# crashes it finds are kept as $(O)/tests/fuzz/crash-NAME-*: fixed, they
+# become corpus files.
+FUZZ_SECONDS ?= 300
+FUZZ_CHECK_SECONDS ?= 15
 FUZZ_CC ?= clang
-FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all -Iinclude
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -Iinclude -I$(O)/include \
+	-Iuser -DBPFCOLLECT_VERSION='"$(VERSION)"' $(PC_CFLAGS) $(FUZZ_SAN)
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(addprefix $(O)/tests/fuzz/fuzz_,$(FUZZ_NAMES))
-FUZZ_SRCS_rtl_stat := user/report/rtl_stat.c user/util/containers.c
-FUZZ_SRCS_gtf_dump := user/report/gtf_dump.c user/sinks/gtf/gtf_record.c \
-	user/sinks/gtf/gtf_layout.c user/event/names.c
+FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/user/%.o,$(LIB_SRCS)) $(O)/fuzz/gen/syscall_table.o
 
-$(O)/tests/fuzz/fuzz_rtl_stat: $(FUZZ_SRCS_rtl_stat)
-$(O)/tests/fuzz/fuzz_gtf_dump: $(FUZZ_SRCS_gtf_dump)
-
-$(O)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard include/bpfcollect/*.h)
+$(O)/fuzz/user/%.o: user/%.c $(SKELS)
 	$(msg) FUZZCC $@
 	@mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRCS_$*)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
-fuzz: $(FUZZ_BINS)
+$(O)/fuzz/gen/%.o: $(O)/gen/%.c
+	@mkdir -p $(@D)
+	$(msg) FUZZCC $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(O)/libbpfcollect-fuzz.a: $(FUZZ_OBJS)
+	$(msg) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+-include $(patsubst user/%.c,$(O)/fuzz/user/%.d,$(LIB_SRCS))
+
+$(O)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(O)/libbpfcollect-fuzz.a $(wildcard tests/fuzz/*.h)
+	$(msg) FUZZLD $@
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(O)/libbpfcollect-fuzz.a $(PC_LIBS)
+
+# run_fuzz SECONDS: every target from a scratch copy of its corpus; the first crash fails
+define run_fuzz
 	@set -e; for n in $(FUZZ_NAMES); do \
-		echo "== fuzz_$$n ($(FUZZ_SECONDS) s)"; \
+		echo "== fuzz_$$n ($(1) s)"; \
 		rm -rf $(O)/tests/fuzz/corpus-$$n && mkdir -p $(O)/tests/fuzz/corpus-$$n; \
 		cp tests/fuzz/corpus/$$n/* $(O)/tests/fuzz/corpus-$$n/; \
-		if ! $(O)/tests/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+		if ! $(O)/tests/fuzz/fuzz_$$n -max_total_time=$(1) -rss_limit_mb=2048 \
 			-max_len=65536 -artifact_prefix=$(O)/tests/fuzz/crash-$$n- \
 			$(O)/tests/fuzz/corpus-$$n >$(O)/tests/fuzz/fuzz_$$n.log 2>&1; then \
 			tail -40 $(O)/tests/fuzz/fuzz_$$n.log; exit 1; \
 		fi; \
 		tail -1 $(O)/tests/fuzz/fuzz_$$n.log; \
 	done
+endef
+
+fuzz: $(FUZZ_BINS)
+	$(call run_fuzz,$(FUZZ_SECONDS))
+
+fuzz-check: $(FUZZ_BINS)
+	$(call run_fuzz,$(FUZZ_CHECK_SECONDS))

@@ -187,12 +187,14 @@ bool bc_archive_syms_offset_to_value(const struct bc_archive_syms *syms, uint64_
 				     uint64_t *value);
 
 /*
- * Reads the ELF file at elf_path and writes its index to index_path (via a
- * temp name + rename), recording object_path and the given size and mtime
- * of the original. Used by bc_archive_experiment; exposed for tests.
+ * Reads the ELF file at elf_path and writes its index to index_path,
+ * relative to dirfd (AT_FDCWD: a path), via a temp name + rename, never
+ * through a link; records object_path and the given size and mtime of the
+ * original. Used by bc_archive_experiment; exposed for tests.
  */
-int bc_archive_index_write(const char *elf_path, const char *index_path, const char *object_path,
-			   uint64_t size, int64_t mtime_ns, char *err, size_t errlen);
+int bc_archive_index_write(const char *elf_path, int dirfd, const char *index_path,
+			   const char *object_path, uint64_t size, int64_t mtime_ns, char *err,
+			   size_t errlen);
 
 /* ------------------------------------------------------------------- notes */
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "bpfcollect/formats.h"
 
@@ -35,6 +36,7 @@ struct bc_record_opts {
 	const char **ret_specs; /* --retval GLOB[@FMT], raw */
 	size_t n_ret_specs;
 	unsigned int string_size; /* --string-size: default most bytes of a captured string */
+	mode_t out_mode;	  /* --mode: 0 for the default (bpfcollect/outmode.h) */
 	unsigned int sample_ms;	  /* -S: overview sample interval, 0 = start and end only */
 	bool archive;		  /* -A on|off: copy the load objects into archives/ at the end */
 	bool archive_all;	  /* -A copy: every object mapped, even under -a/-k */

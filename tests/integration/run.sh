@@ -613,12 +613,15 @@ test_bad_input() {
 . "$HERE/rtl.sh"
 # shellcheck source=tests/integration/gtf.sh
 . "$HERE/gtf.sh"
+# shellcheck source=tests/integration/reliability.sh
+. "$HERE/reliability.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
 TESTS+=" bpftrace_counts demo naming lost args descendants experiment_files prf attach"
 TESTS+=" profile kernel system_wide offcpu_clock heap sync io formats exec_argv"
-TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf"
+TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf permissions"
+TESTS+=" archive_symlink"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in
 	*" $t "*) ;;

@@ -18,6 +18,7 @@
 #include "archive_scan.h"
 #include "bpfcollect/archive.h"
 #include "bpfcollect/containers.h"
+#include "bpfcollect/outmode.h"
 #include "bpfcollect/symutil.h"
 
 #define NSEC_PER_SEC 1000000000LL
@@ -63,20 +64,26 @@ static int open_archives(struct ctx *c, bool create)
 	if (c->archfd >= 0)
 		return 0;
 	if (!create) {
-		c->archfd = openat(c->expfd, ARCHIVES, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		c->archfd =
+			openat(c->expfd, ARCHIVES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		return 0;
 	}
-	if (mkdirat(c->expfd, ARCHIVES, 0755) && errno != EEXIST) {
+	if (bc_out_mkdirat(c->expfd, ARCHIVES) && errno != EEXIST) {
 		ret = -errno;
 		bc_set_err(c->err, c->errlen, "cannot create %s/" ARCHIVES ": %s", c->founder,
 			   strerror(errno));
 		return ret;
 	}
-	c->archfd = openat(c->expfd, ARCHIVES, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* a link planted in the experiment must not send copies elsewhere */
+	c->archfd = openat(c->expfd, ARCHIVES, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->archfd < 0) {
-		ret = -errno;
-		bc_set_err(c->err, c->errlen, "cannot open %s/" ARCHIVES ": %s", c->founder,
-			   strerror(errno));
+		ret = errno == ELOOP || errno == ENOTDIR ? -ENOTDIR : -errno;
+		bc_set_err(c->err, c->errlen,
+			   ret == -ENOTDIR ? "%s/" ARCHIVES
+					     " is not a directory (a symbolic link?): "
+					     "not written through; remove it and archive again"
+					   : "cannot open %s/" ARCHIVES ": %s",
+			   c->founder, strerror(-ret));
 		return ret;
 	}
 	return 0;
@@ -120,18 +127,15 @@ static int copy_in(struct ctx *c, int src, const struct stat *st, const char *na
 	off_t off = 0;
 	int fd = -1, ret = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s/" ARCHIVES "/.bctmp.XXXXXX", c->founder) >=
-	    (int)sizeof(tmp)) {
-		ret = -ENAMETOOLONG;
-		goto fail;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
+	/* in archives/ as opened (never through a link), with the files' mode */
+	snprintf(tmp, sizeof(tmp), ".bctmp.XXXXXX");
+	fd = bc_out_tmpat(c->archfd, tmp);
 	if (fd < 0) {
 		ret = -errno;
 		goto fail;
 	}
 	buf = malloc(COPY_CHUNK);
-	if (!buf || fchmod(fd, 0644)) {
+	if (!buf) {
 		ret = buf ? -errno : -ENOMEM;
 		goto fail;
 	}
@@ -167,7 +171,7 @@ static int copy_in(struct ctx *c, int src, const struct stat *st, const char *na
 	}
 	ret = close(fd) ? -errno : 0;
 	fd = -1;
-	if (!ret && renameat(AT_FDCWD, tmp, c->archfd, name))
+	if (!ret && renameat(c->archfd, tmp, c->archfd, name))
 		ret = -errno;
 	if (!ret) {
 		free(buf);
@@ -179,8 +183,7 @@ fail:
 out:
 	if (fd >= 0)
 		close(fd);
-	if (ret != -ENAMETOOLONG)
-		unlink(tmp);
+	unlinkat(c->archfd, tmp, 0);
 	free(buf);
 	return ret;
 }
@@ -189,20 +192,19 @@ out:
 static int index_object(struct ctx *c, const char *path, const char *name, const char *idx,
 			const struct stat *st, bool force)
 {
-	char copy[PATH_MAX], idxpath[PATH_MAX], why[PATH_MAX + 64];
+	char copy[PATH_MAX], why[PATH_MAX + 64];
 	int ret;
 
-	if (!force && !faccessat(c->archfd, idx, F_OK, 0))
+	if (!force && !faccessat(c->archfd, idx, F_OK, AT_SYMLINK_NOFOLLOW))
 		return 0;
-	if (snprintf(copy, sizeof(copy), "%s/" ARCHIVES "/%s", c->founder, name) >=
-		    (int)sizeof(copy) ||
-	    snprintf(idxpath, sizeof(idxpath), "%s/" ARCHIVES "/%s", c->founder, idx) >=
-		    (int)sizeof(idxpath)) {
+	/* the copy is read through archives/ as opened: /proc/self/fd/N, not the path */
+	if (snprintf(copy, sizeof(copy), "/proc/self/fd/%d/%s", c->archfd, name) >=
+	    (int)sizeof(copy)) {
 		archive_note(c->rep, "%s: symbols not indexed: path too long", path);
 		return 0;
 	}
-	ret = bc_archive_index_write(copy, idxpath, path, (uint64_t)st->st_size, mtime_ns(st), why,
-				     sizeof(why));
+	ret = bc_archive_index_write(copy, c->archfd, idx, path, (uint64_t)st->st_size,
+				     mtime_ns(st), why, sizeof(why));
 	if (!ret) {
 		c->rep->indexed++;
 		return 0;
@@ -219,7 +221,7 @@ static int index_object(struct ctx *c, const char *path, const char *name, const
 static int keep_copy(struct ctx *c, const char *path, const char *name, const char *idx)
 {
 	struct stat st;
-	int fd = openat(c->archfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK), ret;
+	int fd = openat(c->archfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW), ret;
 	bool ok = fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && has_elf_magic(fd);
 
 	if (fd >= 0)
@@ -294,7 +296,7 @@ static int archive_object(struct ctx *c, const struct object *o)
 	}
 	if (archive_build_id(src, build_id, sizeof(build_id)) < 0)
 		build_id[0] = '\0';
-	copy = openat(c->archfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	copy = openat(c->archfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (copy >= 0 && !fstat(copy, &cst) && S_ISREG(cst.st_mode) && has_elf_magic(copy)) {
 		/* there already: identical (same size and mtime, or same bytes) or kept */
 		ret = cst.st_size != st.st_size		? 0

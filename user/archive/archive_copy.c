@@ -9,15 +9,19 @@
 #include <unistd.h>
 
 #include "bpfcollect/archive.h"
+#include "bpfcollect/outmode.h"
 
-/* name from from_dir into to_dir: a hard link, or a copy across file systems. */
+/*
+ * name from from_dir into to_dir: a hard link (it shares the original's
+ * mode), or a copy across file systems or when --mode asks for its own.
+ */
 static int carry_file(int from_dir, int to_dir, const char *name)
 {
 	char buf[65536];
 	struct stat st;
 	int in, out, rc = 0;
 
-	if (linkat(from_dir, name, to_dir, name, 0) == 0)
+	if (!bc_out_mode_given() && linkat(from_dir, name, to_dir, name, 0) == 0)
 		return 0;
 	in = openat(from_dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (in < 0)
@@ -26,7 +30,7 @@ static int carry_file(int from_dir, int to_dir, const char *name)
 		close(in);
 		return 0; /* only regular files are archives */
 	}
-	out = openat(to_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	out = bc_out_openat(to_dir, name, O_WRONLY | O_EXCL | O_CLOEXEC);
 	if (out < 0) {
 		rc = -errno;
 		close(in);
@@ -65,7 +69,7 @@ static int carry_dir(const char *from, const char *to, const char *sub)
 	dir = opendir(src);
 	if (!dir)
 		return errno == ENOENT ? 0 : -errno;
-	if (mkdir(dst, 0755) < 0 && errno != EEXIST) {
+	if (bc_out_mkdirat(AT_FDCWD, dst) < 0 && errno != EEXIST) {
 		rc = -errno;
 		closedir(dir);
 		return rc;

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "bpfcollect/archive.h"
+#include "bpfcollect/outmode.h"
 #include "bpfcollect/symutil.h"
 
 #define INDEX_MAGIC	"bcsyms 1"
@@ -334,26 +335,29 @@ static char *format_index(const struct bc_archive_syms *s, size_t *len)
 	return text;
 }
 
-/* Writes text gzip-compressed to a temp file in dir of path, then renames it to path. */
-static int write_gz(const char *path, const char *text, size_t len, char *err, size_t errlen)
+/*
+ * Writes text gzip-compressed to a temp file beside name (relative to
+ * dirfd, never through a link), then renames it to name.
+ */
+static int write_gz(int dirfd, const char *name, const char *text, size_t len, char *err,
+		    size_t errlen)
 {
 	char tmp[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path + 1) : 0, fd, ret = 0;
+	const char *slash = strrchr(name, '/');
+	int dirlen = slash ? (int)(slash - name + 1) : 0, fd, ret = 0;
 	gzFile gz;
 
-	if (snprintf(tmp, sizeof(tmp), "%.*s.bctmp.XXXXXX", dirlen, path) >= (int)sizeof(tmp)) {
-		bc_set_err(err, errlen, "%s: path too long", path);
+	if (snprintf(tmp, sizeof(tmp), "%.*s.bctmp.XXXXXX", dirlen, name) >= (int)sizeof(tmp)) {
+		bc_set_err(err, errlen, "%s: path too long", name);
 		return -ENAMETOOLONG;
 	}
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = bc_out_tmpat(dirfd, tmp);
 	if (fd < 0) {
 		ret = -errno;
-		bc_set_err(err, errlen, "cannot create a file next to %s: %s", path,
+		bc_set_err(err, errlen, "cannot create a file next to %s: %s", name,
 			   strerror(errno));
 		return ret;
 	}
-	fchmod(fd, 0644);
 	gz = gzdopen(fd, "wb6");
 	if (!gz) {
 		close(fd);
@@ -375,18 +379,19 @@ static int write_gz(const char *path, const char *text, size_t len, char *err, s
 		ret = -errno;
 	if (gzclose(gz) != Z_OK && !ret)
 		ret = errno ? -errno : -EIO;
-	if (!ret && rename(tmp, path))
+	if (!ret && renameat(dirfd, tmp, dirfd, name))
 		ret = -errno;
 	if (!ret)
 		return 0;
 fail:
-	bc_set_err(err, errlen, "cannot write %s: %s", path, strerror(-ret));
-	unlink(tmp);
+	bc_set_err(err, errlen, "cannot write %s: %s", name, strerror(-ret));
+	unlinkat(dirfd, tmp, 0);
 	return ret;
 }
 
-int bc_archive_index_write(const char *elf_path, const char *index_path, const char *object_path,
-			   uint64_t size, int64_t mtime_ns, char *err, size_t errlen)
+int bc_archive_index_write(const char *elf_path, int dirfd, const char *index_path,
+			   const char *object_path, uint64_t size, int64_t mtime_ns, char *err,
+			   size_t errlen)
 {
 	struct bc_archive_syms *s = calloc(1, sizeof(*s));
 	size_t len = 0;
@@ -401,7 +406,7 @@ int bc_archive_index_write(const char *elf_path, const char *index_path, const c
 	ret = s->path ? read_elf(elf_path, s, err, errlen) : -ENOMEM;
 	if (!ret) {
 		text = format_index(s, &len);
-		ret = text ? write_gz(index_path, text, len, err, errlen) : -ENOMEM;
+		ret = text ? write_gz(dirfd, index_path, text, len, err, errlen) : -ENOMEM;
 	}
 	if (ret == -ENOMEM)
 		bc_set_err(err, errlen, "%s: out of memory", index_path);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bpfcollect/outmode.h"
 #include "bpfcollect/archive.h"
 #include "bpfcollect/cli.h"
 
@@ -26,6 +27,8 @@ static const char archive_usage[] =
 	"  --all           every object mapped, whatever the experiment's kind\n"
 	"  --hits          only the objects the data hits, whatever its kind\n"
 	"  --limit=SIZE    copy at most SIZE bytes (K, M, G; default 256M; none)\n"
+	"  --mode=MODE     permissions of the copies: MODE (octal, e.g. 0644),\n"
+	"                  archives/ MODE plus search (default 0600 and 0700)\n"
 	"  -v, --verbose   say what happened to each object not archived\n"
 	"  -h, --help      this text\n"
 	"\n"
@@ -64,11 +67,12 @@ static void print_summary(const char *exp, const struct bc_archive_report *rep, 
 
 int bc_cmd_archive(int argc, char **argv)
 {
-	enum { OPT_ALL = 256, OPT_HITS, OPT_LIMIT };
+	enum { OPT_ALL = 256, OPT_HITS, OPT_LIMIT, OPT_MODE };
 	static const struct option longopts[] = {
 		{"all", no_argument, NULL, OPT_ALL},
 		{"hits", no_argument, NULL, OPT_HITS},
 		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"mode", required_argument, NULL, OPT_MODE},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -96,6 +100,16 @@ int bc_cmd_archive(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_MODE: {
+			mode_t mode;
+
+			if (bc_out_mode_parse(optarg, &mode, err, sizeof(err)) < 0) {
+				bc_error("archive: %s", err);
+				return 2;
+			}
+			bc_out_mode_set(mode);
+			break;
+		}
 		case 'v':
 			verbose = true;
 			break;

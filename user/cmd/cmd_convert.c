@@ -14,6 +14,7 @@
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/formats.h"
 #include "bpfcollect/outfile.h"
+#include "bpfcollect/outmode.h"
 
 static void convert_usage(FILE *out)
 {
@@ -34,6 +35,10 @@ static void convert_usage(FILE *out)
 	      "  --founder-only         the founder experiment alone; by default its\n"
 	      "                         descendants' subexperiments (_f1.er, _x1.er, ...)\n"
 	      "                         are merged in\n"
+	      "  --mode=MODE            permissions of a new output: files MODE (octal,\n"
+	      "                         e.g. 0644), directories MODE plus search where it\n"
+	      "                         reads (default 0600 and 0700; a replaced file\n"
+	      "                         keeps its own)\n"
 	      "  --list-formats         the formats, one per line: NAME file|experiment\n"
 	      "                         SUFFIX (the suffix record gives its file)\n"
 	      "  -h, --help             this text\n"
@@ -42,7 +47,7 @@ static void convert_usage(FILE *out)
 	      out);
 }
 
-enum { OPT_FOUNDER = 256, OPT_LIST, OPT_FORMAT_FIRST = 512 };
+enum { OPT_FOUNDER = 256, OPT_LIST, OPT_MODE, OPT_FORMAT_FIRST = 512 };
 
 /* --list-formats: "NAME file|experiment SUFFIX" per format, for scripts and completion. */
 static void list_formats(FILE *out)
@@ -195,18 +200,22 @@ static int to_files(const struct convert_args *a)
 /* 0, or the exit code of a usage error (said). */
 static int parse_args(int argc, char **argv, struct convert_args *a)
 {
-	struct option longopts[32] = {
+	static const struct option base_longopts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"founder-only", no_argument, NULL, OPT_FOUNDER},
 		{"list-formats", no_argument, NULL, OPT_LIST},
+		{"mode", required_argument, NULL, OPT_MODE},
 		{"help", no_argument, NULL, 'h'},
 	};
-	size_t n = 5;
+	struct option longopts[32];
+	/* the formats' options go after every one of ours */
+	size_t n = sizeof(base_longopts) / sizeof(base_longopts[0]);
 	const char *format = NULL;
 	char err[256], names[128];
 	int c, rc;
 
+	memcpy(longopts, base_longopts, sizeof(base_longopts));
 	if (bc_format_longopts(longopts, &n, sizeof(longopts) / sizeof(longopts[0]),
 			       OPT_FORMAT_FIRST) < 0) {
 		bc_error("convert: too many format options");
@@ -232,6 +241,16 @@ static int parse_args(int argc, char **argv, struct convert_args *a)
 		case OPT_LIST:
 			list_formats(stdout);
 			return -1;
+		case OPT_MODE: {
+			mode_t mode;
+
+			if (bc_out_mode_parse(optarg, &mode, err, sizeof(err)) < 0) {
+				bc_error("convert: %s", err);
+				return 2;
+			}
+			bc_out_mode_set(mode);
+			break;
+		}
 		case 'h':
 			convert_usage(stdout);
 			return -1;

@@ -40,6 +40,7 @@
 #include "bpfcollect/iofds.h"
 #include "bpfcollect/procmaps.h"
 #include "bpfcollect/mapset.h"
+#include "bpfcollect/outmode.h"
 #include "bpfcollect/outputs.h"
 #include "bpfcollect/overview.h"
 #include "bpfcollect/archive.h"
@@ -749,6 +750,8 @@ int bc_cmd_record(int argc, char **argv)
 		x->exit_code = rc > 0 ? 0 : 2;
 		goto out;
 	}
+	if (x->opts.out_mode)
+		bc_out_mode_set(x->opts.out_mode);
 	if (bc_outputs_check(&x->opts, x->err, sizeof(x->err)) < 0) {
 		bc_error("%s", x->err);
 		x->exit_code = 2;

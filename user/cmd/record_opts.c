@@ -12,6 +12,7 @@
 #include "bpfcollect/capture.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/formats.h"
+#include "bpfcollect/outmode.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/syscall_filter.h"
@@ -85,6 +86,10 @@ const char bc_record_usage[] =
 	"                     build id; copy: every one mapped\n"
 	"  --archive-limit=SIZE copy at most SIZE (K, M, G; default 256M; none),\n"
 	"                     the most-hit objects first\n"
+	"  --mode=MODE        permissions of what is written: files MODE (octal,\n"
+	"                     e.g. 0640), directories MODE plus search where it\n"
+	"                     reads (default 0600 and 0700: traces hold command\n"
+	"                     lines and captured strings)\n"
 	"  -f FORMAT          an output format (repeatable; default er; the list\n"
 	"                     is below). With an experiment, each other format\n"
 	"                     writes NAME.csv, NAME.dump, ... beside NAME.er;\n"
@@ -117,6 +122,7 @@ enum {
 	OPT_OFFCPU,
 	OPT_MAX_PROBES,
 	OPT_ARCHIVE_LIMIT,
+	OPT_MODE,
 	OPT_FORMAT_FIRST = 1024, /* the formats' options (bc_format_longopts) */
 };
 
@@ -127,6 +133,7 @@ static const struct option base_longopts[] = {
 	{"arg", required_argument, NULL, OPT_ARG},
 	{"retval", required_argument, NULL, OPT_RETVAL},
 	{"string-size", required_argument, NULL, OPT_STRING_SIZE},
+	{"mode", required_argument, NULL, OPT_MODE},
 	{"offcpu", no_argument, NULL, OPT_OFFCPU},
 	{"max-probes", required_argument, NULL, OPT_MAX_PROBES},
 	{"archive-limit", required_argument, NULL, OPT_ARCHIVE_LIMIT},
@@ -290,6 +297,8 @@ static int parse_limit_option(struct bc_record_opts *o, int c, char *err, size_t
 	case OPT_NO_MULTI:
 		o->no_multi = true;
 		return 0;
+	case OPT_MODE:
+		return bc_out_mode_parse(optarg, &o->out_mode, err, errlen);
 	case OPT_STRING_SIZE: {
 		char *end;
 		unsigned long v = strtoul(optarg, &end, 10);

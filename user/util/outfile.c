@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/outfile.h"
+#include "bpfcollect/outmode.h"
 
 /* The directory part of path, "." when there is none. */
 static void dir_of(const char *path, char *dir, size_t len)
@@ -79,8 +80,8 @@ static int open_replace(struct bc_outfile *o, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(e));
 		return -e;
 	}
-	/* a replaced file keeps its permissions; a new one is the creator's alone */
-	if (exists && fchmod(fd, st.st_mode & 07777) < 0) {
+	/* a replaced file keeps its permissions; a new one is the creator's alone, or --mode's */
+	if ((exists ? fchmod(fd, st.st_mode & 07777) : bc_out_mode_fd(fd, false)) < 0) {
 		/* not fatal: the data is what matters */
 	}
 	o->f = fdopen(fd, "w");
@@ -98,10 +99,15 @@ static int open_replace(struct bc_outfile *o, char *err, size_t errlen)
 
 static int open_create(struct bc_outfile *o, char *err, size_t errlen)
 {
-	o->f = fopen(o->path, "wxe");
-	if (!o->f) {
-		int e = errno;
+	int fd = bc_out_openat(AT_FDCWD, o->path, O_WRONLY | O_EXCL | O_CLOEXEC), e;
 
+	o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!o->f) {
+		e = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->path);
+		}
 		snprintf(err, errlen, "cannot create %s: %s%s", o->path, strerror(e),
 			 e == EEXIST ? " (remove it or pick another -o)" : "");
 		return -e;

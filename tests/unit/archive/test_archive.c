@@ -500,9 +500,9 @@ static void test_index(void **state)
 
 	/* any byte but NUL survives in paths */
 	snprintf(idx, sizeof(idx), "%s/i.bcsyms.gz", fx->dir);
-	assert_int_equal(
-		bc_archive_index_write(prog, idx, odd, 7, 1500000000123456789LL, err, sizeof(err)),
-		0);
+	assert_int_equal(bc_archive_index_write(prog, AT_FDCWD, idx, odd, 7, 1500000000123456789LL,
+						err, sizeof(err)),
+			 0);
 	assert_int_equal(bc_archive_syms_load(idx, &s, err, sizeof(err)), 0);
 	assert_string_equal(s->path, odd);
 	assert_int_equal(s->size, 7);
@@ -533,7 +533,8 @@ static void test_index(void **state)
 		assert_non_null(strstr(err, "not a valid bpfcollect symbol index"));
 	}
 	/* a truncated gzip stream, and a line longer than any index writes */
-	assert_int_equal(bc_archive_index_write(LIBC, idx, LIBC, 1, 0, err, sizeof(err)), 0);
+	assert_int_equal(bc_archive_index_write(LIBC, AT_FDCWD, idx, LIBC, 1, 0, err, sizeof(err)),
+			 0);
 	run("head -c 3000 '%s' > '%s.cut' && mv '%s.cut' '%s'", idx, idx, idx, idx);
 	assert_int_equal(bc_archive_syms_load(idx, &s, err, sizeof(err)), -EBADMSG);
 	text = malloc(200000);
@@ -551,9 +552,9 @@ static void test_index(void **state)
 	assert_int_equal(bc_archive_syms_load("/nonexistent.gz", &s, err, sizeof(err)), -ENOENT);
 	snprintf(idx, sizeof(idx), "%s/text", fx->dir);
 	put_file(idx, "just text\n");
-	assert_int_equal(
-		bc_archive_index_write(idx, "/nonexistent/i.gz", "/x", 1, 0, err, sizeof(err)),
-		-ENOEXEC);
+	assert_int_equal(bc_archive_index_write(idx, AT_FDCWD, "/nonexistent/i.gz", "/x", 1, 0, err,
+						sizeof(err)),
+			 -ENOEXEC);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+
+#include "bpfcollect/outmode.h"
 #include "er_ksyms.h"
 
 struct ksym_line {
@@ -212,7 +214,7 @@ int er_ksyms_write_subset(const struct er_ksyms *k, int dirfd, const uint64_t *p
 	if (!m && (find_text_start(k) >= 0))
 		hit[m++] = (size_t)find_text_start(k);
 	qsort(hit, m, sizeof(*hit), cmp_index);
-	fd = openat(dirfd, "kallmodsyms", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = bc_out_openat(dirfd, "kallmodsyms", O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0 || !(out = fdopen(fd, "w"))) {
 		rc = -errno;
 		if (fd >= 0)

@@ -27,10 +27,11 @@
 #include "er_profile.h"
 #include "bpfcollect/containers.h"
 #include "bpfcollect/experiment.h"
-#include "bpfcollect/state.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"
+#include "bpfcollect/outmode.h"
 #include "bpfcollect/procinfo.h"
+#include "bpfcollect/state.h"
 
 #define NAME_MAX_LEN 200
 
@@ -116,7 +117,7 @@ static int open_child(struct er_ktree *t, struct kproc *p, uint64_t ktime)
 		return rc;
 	if (snprintf(path, sizeof(path), "%s/%s.er", t->path, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	if (mkdir(path, 0755) < 0)
+	if (bc_out_mkdirat(AT_FDCWD, path) < 0)
 		return -errno;
 	p->writer = bc_er_sink_new(path, t->err, sizeof(t->err));
 	if (!p->writer)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Experiment names (collect's -o/-d rules) and the names of the files inside. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/outmode.h"
 
 static const char *const file_names[BC_ER_NFILES] = {
 	[BC_ER_FUNCTRACE] = "functrace", [BC_ER_SYSCALLS] = "syscalls",
@@ -133,7 +135,7 @@ int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen,
 			snprintf(err, errlen, "experiment path %s%s%s is too long", dir, sep, name);
 			return -ENAMETOOLONG;
 		}
-		if (mkdir(path, 0755) == 0)
+		if (bc_out_mkdirat(AT_FDCWD, path) == 0)
 			return 0;
 		if (errno != EEXIST) {
 			int e = errno;

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+
+#include "bpfcollect/outmode.h"
 #include "er_overview.h"
 
 /* Whole records only: a write stopped part-way is cut back. */
@@ -30,8 +32,7 @@ int er_overview_open(struct er_overview *ov, int dirfd, uint32_t pid, uint64_t s
 
 	memset(ov, 0, sizeof(*ov));
 	ov->pid = pid;
-	ov->fd =
-		openat(dirfd, "overview", O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	ov->fd = bc_out_openat(dirfd, "overview", O_WRONLY | O_EXCL | O_APPEND | O_CLOEXEC);
 	if (ov->fd < 0)
 		return -errno;
 	ov->last.tstamp = start_ktime;

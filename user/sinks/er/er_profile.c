@@ -9,6 +9,7 @@
 
 #include "er_profile.h"
 #include "bpfcollect/model.h"
+#include "bpfcollect/outmode.h"
 
 #define FRAME_HEAD   16 /* tsize, type, hsize, uid */
 #define INFO_HEAD    16 /* size, kind, stack uid */
@@ -62,8 +63,7 @@ int er_profile_open(struct er_profile *p, int dirfd, uint32_t ptimer_us)
 	p->prof_fd = -1;
 	if (!ptimer_us)
 		return 0; /* stacks only, for the traces */
-	p->prof_fd =
-		openat(dirfd, "profile", O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	p->prof_fd = bc_out_openat(dirfd, "profile", O_WRONLY | O_EXCL | O_APPEND | O_CLOEXEC);
 	if (p->prof_fd < 0)
 		return -errno;
 	p->prof_buf = malloc(BUF_FLUSH + BC_ER_CLOCK_SIZE);
@@ -132,8 +132,8 @@ int er_profile_flush(struct er_profile *p)
 		return p->err;
 	if (p->frame_used) {
 		if (p->frame_fd < 0) {
-			p->frame_fd = openat(p->dirfd, "data.frameinfo",
-					     O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+			p->frame_fd = bc_out_openat(p->dirfd, "data.frameinfo",
+						    O_WRONLY | O_APPEND | O_CLOEXEC);
 			if (p->frame_fd < 0)
 				return p->err = -errno;
 		}
@@ -435,7 +435,7 @@ static int carry_formatted(int dirfd, const char *source, int is_subexperiment,
 	in = open(source, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
-	out = openat(dirfd, "kallmodsyms", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	out = bc_out_openat(dirfd, "kallmodsyms", O_WRONLY | O_EXCL | O_CLOEXEC);
 	if (out < 0) {
 		rc = -errno;
 		close(in);
@@ -515,7 +515,7 @@ int er_kallmodsyms_write(int dirfd, const char *source, bool formatted, int is_s
 	if (is_subexperiment && linkat(dirfd, "../kallmodsyms", dirfd, "kallmodsyms", 0) == 0)
 		goto out;
 	qsort(v, n, sizeof(*v), cmp_ksym);
-	fd = openat(dirfd, "kallmodsyms", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = bc_out_openat(dirfd, "kallmodsyms", O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0 || !(out = fdopen(fd, "w"))) {
 		rc = -errno;
 		if (fd >= 0)

@@ -8,6 +8,7 @@
 
 #include "er_traces.h"
 #include "bpfcollect/model.h"
+#include "bpfcollect/outmode.h"
 
 #define BUF_FLUSH  (64u << 10)
 #define MAX_PACKET (BC_ER_IO_SIZE + BC_PATH_LEN + 8)
@@ -104,8 +105,8 @@ int er_traces_open(struct er_traces *t, int dirfd, bool heap, bool sync, bool io
 		t->f[i].buf = malloc(BUF_FLUSH + MAX_PACKET);
 		if (!t->f[i].buf)
 			return -ENOMEM;
-		t->f[i].fd = openat(dirfd, file_names[i],
-				    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+		t->f[i].fd = bc_out_openat(dirfd, file_names[i],
+					   O_WRONLY | O_EXCL | O_APPEND | O_CLOEXEC);
 		if (t->f[i].fd < 0)
 			return -errno;
 	}

@@ -18,8 +18,9 @@
 
 #include "bpfcollect/containers.h"
 #include "bpfcollect/experiment.h"
-#include "bpfcollect/state.h"
+#include "bpfcollect/outmode.h"
 #include "bpfcollect/procinfo.h"
+#include "bpfcollect/state.h"
 #include "bpfcollect/xml.h"
 
 #define LINEAGE_MAX 200
@@ -103,7 +104,7 @@ static int open_child(struct er_tree *t, struct proc_exp *p, uint64_t ktime, con
 
 	if (snprintf(path, sizeof(path), "%s/%s.er", t->path, p->lineage) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+	if (bc_out_mkdirat(AT_FDCWD, path) < 0 && errno != EEXIST)
 		return -errno;
 	p->writer = bc_er_sink_new(path, t->err, sizeof(t->err));
 	if (!p->writer)

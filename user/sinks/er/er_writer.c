@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpfcollect/outmode.h"
 #include "bpfcollect/argspec.h"
 #include "er_overview.h"
 #include "er_ksyms.h"
@@ -220,7 +221,7 @@ int bc_er_sink_log_event(struct bc_sink *sink, uint64_t ktime, const char *kind,
 
 static int create_file(struct er_writer *w, const char *name, int *fd)
 {
-	*fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	*fd = bc_out_openat(w->dirfd, name, O_WRONLY | O_EXCL | O_APPEND | O_CLOEXEC);
 	return *fd < 0 ? -errno : 0;
 }
 

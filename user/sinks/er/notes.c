@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/archive.h"
+#include "bpfcollect/outmode.h"
 #include "bpfcollect/symutil.h"
 
 static int notes_path(const char *exp_path, char *path, size_t len)
@@ -51,7 +52,8 @@ int bc_notes_write(const char *exp_path, const char *const *comments, size_t n, 
 	}
 	if (!n)
 		return 0;
-	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+	fd = bc_out_openat(AT_FDCWD, path,
+			   O_RDWR | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0) {
 		ret = -errno;
 		bc_set_err(err, errlen, "cannot write %s: %s", path, strerror(errno));

@@ -1,0 +1,63 @@
+# Sourced by run.sh: what is promised on faults, bad input and secrets (docs/reliability.md).
+
+# The modes (octal, as stat prints them) of everything under DIR, one "MODE TYPE" per kind seen.
+modes_of() { # modes_of DIR
+	find "$1" -printf '%m %y\n' | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+
+test_permissions() {
+	echo "# permissions: traces are their owner's alone unless --mode widens them"
+	local d
+	d=$(mktemp -d)
+	chmod 755 "$d"
+	(cd "$d" && umask 022 && "$BC" record -q -o p.er -f er -f prf-csv -u 'tgt_*' \
+		-- "$TGT/calls" 5 2 >/dev/null 2>&1)
+	check_eq "record exits 0" 0 $?
+	check_eq "the experiment and its descendants' directories are 0700, files 0600, whatever the umask" \
+		"600 f 700 d" "$(modes_of "$d/p.er")"
+	check "archives were made (so their modes were seen)" test -n "$(ls -A "$d/p.er/archives")"
+	check_eq "a live output file is 0600" 600 "$(stat -c %a "$d/p.csv")"
+	(cd "$d" && umask 077 && "$BC" record -q --mode 0640 -o w.er -u 'tgt_*' \
+		-- "$TGT/calls" 5 2 >/dev/null 2>&1)
+	check_eq "record --mode 0640 exits 0" 0 $?
+	check_eq "--mode 0640: files 0640, directories 0750, even under umask 077" \
+		"640 f 750 d" "$(modes_of "$d/w.er")"
+	(cd "$d" && umask 022 && "$BC" convert p.er -f prf-csv -o c.csv 2>/dev/null)
+	check_eq "a new converted file is 0600" 600 "$(stat -c %a "$d/c.csv")"
+	(cd "$d" && "$BC" convert p.er -f prf-csv --mode 0644 -o c2.csv 2>/dev/null)
+	check_eq "convert --mode 0644 widens it" 644 "$(stat -c %a "$d/c2.csv")"
+	(cd "$d" && "$BC" convert p.er -f er --mode 0644 -o c.er 2>/dev/null)
+	check_eq "convert -f er --mode 0644: files 0644, directories 0755" "644 f 755 d" "$(modes_of "$d/c.er")"
+	rm -rf "$d/p.er/archives"
+	(cd "$d" && "$BC" archive --mode 0660 p.er >/dev/null 2>&1)
+	check_eq "archive --mode 0660: copies 0660, archives/ 0770" "660 f 770 d" "$(modes_of "$d/p.er/archives")"
+	local m
+	for m in 0755 0400 abc 06644 ""; do
+		"$BC" record -q --mode "$m" -- true >/dev/null 2>"$d/mode.err"
+		check_eq "record --mode '$m': a usage error, exit 2" 2 $?
+	done
+	check "saying what --mode takes" grep -q -- "--mode takes octal permissions" "$d/mode.err"
+	"$BC" convert "$d/p.er" -f text --mode 0777 -o "$d/x.txt" 2>/dev/null
+	check_eq "convert --mode 0777: exit 2" 2 $?
+	check "and nothing written" test ! -e "$d/x.txt"
+	rm -rf "$d"
+}
+
+test_archive_symlink() {
+	echo "# archive never writes through a link planted in an experiment"
+	local d
+	d=$(mktemp -d)
+	(cd "$d" && "$BC" record -q -A off -o s.er -u 'tgt_*' -- "$TGT/calls" 3 1 >/dev/null 2>&1)
+	check_eq "record -A off exits 0" 0 $?
+	mkdir "$d/elsewhere"
+	ln -s "$d/elsewhere" "$d/s.er/archives"
+	"$BC" archive "$d/s.er" >"$d/a.out" 2>"$d/a.err"
+	check_eq "archive with a symlinked archives/: exit 1" 1 $?
+	check "saying it is not written through" grep -q "archives is not a directory (a symbolic link?): not written through" "$d/a.err"
+	check_eq "and nothing written where the link points" "" "$(ls -A "$d/elsewhere")"
+	rm "$d/s.er/archives"
+	"$BC" archive "$d/s.er" >/dev/null 2>&1
+	check_eq "a real archives/ is written again: exit 0" 0 $?
+	check "with the copies in it" test -n "$(ls -A "$d/s.er/archives")"
+	rm -rf "$d"
+}

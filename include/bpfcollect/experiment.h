@@ -210,6 +210,20 @@ void bc_er_info_free(struct bc_er_info *info);
 /* The descendant subexperiments (_*.er) directly inside a founder, in gprofng's order. */
 int bc_er_list_descendants(const char *exp_path, char ***names, size_t *n);
 
+/* What bc_er_tree_each calls for each experiment of a tree: 0 or -errno with one line in err. */
+typedef int (*bc_er_each_fn)(const char *path, const char *name, size_t index, void *arg, char *err,
+			     size_t errlen);
+
+/*
+ * Calls fn for the founder (index 0, name "founder") and, with descendants,
+ * each subexperiment in gprofng's order (index 1.., name "_f1.er", ...).
+ * The founder's error is returned. A subexperiment that cannot be read is
+ * skipped with a warning on stderr naming it (as gprofng does), and the
+ * rest is read; only running out of memory stops the walk.
+ */
+int bc_er_tree_each(const char *exp_path, bool descendants, bc_er_each_fn fn, void *arg, char *err,
+		    size_t errlen);
+
 /*
  * Reads a founder experiment and, with descendants, every subexperiment in
  * it, into one sink: one begin (the founder's session), the experiments'

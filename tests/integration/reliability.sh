@@ -61,3 +61,38 @@ test_archive_symlink() {
 	check "with the copies in it" test -n "$(ls -A "$d/s.er/archives")"
 	rm -rf "$d"
 }
+
+test_damaged_subexperiment() {
+	echo "# a damaged subexperiment is skipped with a warning; the rest is read"
+	local d
+	d=$(mktemp -d)
+	(cd "$d" && "$BC" record -q -p on -H on -i on -o t.er -u 'tgt_*' -- "$TGT/forker" 2 5 \
+		>forker.out 2>/dev/null)
+	check "the recording has descendants _f1.er and _f2.er" test -d "$d/t.er/_f1.er" -a -d "$d/t.er/_f2.er"
+	local whole_calls
+	whole_calls=$("$BC" report "$d/t.er" functions 2>/dev/null | awk '$NF == "tgt_child_work" { print $1 }')
+	rm "$d/t.er/_f1.er/log.xml"
+	local v out
+	for v in header functions calltree threads syscalls procs overview objects heap io profile; do
+		"$BC" report "$d/t.er" "$v" >"$d/r.out" 2>"$d/r.err"
+		out=$?
+		check_eq "report $v: exit 0" 0 "$out"
+		check "report $v: the warning names _f1.er and says it is skipped" \
+			grep -q "warning: $d/t.er/_f1.er cannot be read (.*log.xml.*); it is skipped" "$d/r.err"
+	done
+	local calls
+	calls=$("$BC" report "$d/t.er" functions 2>/dev/null | awk '$NF == "tgt_child_work" { print $1 }')
+	check "the other descendants still count: tgt_child_work $calls of $whole_calls calls" \
+		test "${calls:-0}" -gt 0 -a "${calls:-0}" -lt "${whole_calls:-0}"
+	"$BC" convert "$d/t.er" -f text -o "$d/t.txt" 2>"$d/c.err"
+	check_eq "convert: exit 0" 0 $?
+	check "convert warns too" grep -q "_f1.er cannot be read" "$d/c.err"
+	check "and writes the rest" grep -q tgt_child_work "$d/t.txt"
+	check "gprofng still shows the founder" \
+		grep -q "Target command (64-bit): '$TGT/forker 2 5'" <(gprofng display text -header "$d/t.er" 2>&1)
+	rm -rf "$d/t.er/log.xml"
+	"$BC" report "$d/t.er" >/dev/null 2>"$d/f.err"
+	check_eq "a damaged founder is an error: exit 1" 1 $?
+	check "naming its log.xml" grep -q "t.er.*log.xml" "$d/f.err"
+	rm -rf "$d"
+}

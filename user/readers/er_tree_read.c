@@ -169,13 +169,52 @@ out:
 	return err;
 }
 
+/* A subexperiment that cannot be read: said, and left out of what is shown. */
+static void skip_warning(const char *exp_path, const char *name, const char *why)
+{
+	fflush(stdout);
+	fprintf(stderr, "bpfcollect: warning: %s/%s cannot be read (%s); it is skipped\n", exp_path,
+		name, why);
+}
+
+int bc_er_tree_each(const char *exp_path, bool descendants, bc_er_each_fn fn, void *arg, char *err,
+		    size_t errlen)
+{
+	char **names = NULL, path[4096], why[512];
+	size_t n = 0;
+	int rc;
+
+	rc = fn(exp_path, "founder", 0, arg, err, errlen);
+	if (rc < 0 || !descendants)
+		return rc;
+	rc = bc_er_list_descendants(exp_path, &names, &n);
+	if (rc == -ENOMEM) {
+		snprintf(err, errlen, "out of memory");
+		return rc;
+	}
+	rc = 0;
+	for (size_t i = 0; i < n && rc != -ENOMEM; i++) {
+		snprintf(path, sizeof(path), "%s/%s", exp_path, names[i]);
+		why[0] = 0;
+		rc = fn(path, names[i], i + 1, arg, why, sizeof(why));
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "%s", why);
+		else if (rc < 0)
+			skip_warning(exp_path, names[i], why[0] ? why : strerror(-rc));
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc == -ENOMEM ? rc : 0;
+}
+
 int bc_er_read_tree(const char *exp_path, bool descendants, struct bc_sink *sink,
 		    struct bc_er_info *info, size_t *n_experiments, char *err, size_t errlen)
 {
 	struct bc_er_reader *rd = NULL;
 	struct bc_er_info *subs = NULL;
 	char **names = NULL, path[4096];
-	size_t n = 0, opened = 0;
+	size_t n = 0, opened = 0, skipped = 0;
 	int rc;
 
 	if (descendants && bc_er_list_descendants(exp_path, &names, &n) < 0)
@@ -189,9 +228,26 @@ int bc_er_read_tree(const char *exp_path, bool descendants, struct bc_sink *sink
 	}
 	rc = bc_er_reader_open(&rd[0], exp_path, info, err, errlen);
 	opened = 1;
-	for (size_t i = 0; rc == 0 && i < n; i++, opened++) {
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		/* the reader keeps err for what it finds while replaying */
 		snprintf(path, sizeof(path), "%s/%s", exp_path, names[i]);
-		rc = bc_er_reader_open(&rd[i + 1], path, &subs[i], err, errlen);
+		rc = bc_er_reader_open(&rd[opened], path, &subs[opened - 1], err, errlen);
+		if (rc == -ENOMEM) {
+			opened++; /* closed below like the others */
+		} else if (rc < 0) {
+			/* the others are still whole: read them, as gprofng does */
+			skip_warning(exp_path, names[i], errlen && err[0] ? err : strerror(-rc));
+			if (errlen)
+				err[0] = 0;
+			bc_er_reader_close(&rd[opened]);
+			memset(&rd[opened], 0, sizeof(rd[opened]));
+			bc_er_info_free(&subs[opened - 1]);
+			memset(&subs[opened - 1], 0, sizeof(subs[opened - 1]));
+			skipped++;
+			rc = 0;
+		} else {
+			opened++;
+		}
 	}
 	if (rc == 0 && sink)
 		rc = replay_all(rd, opened, sink);
@@ -218,6 +274,6 @@ out:
 	free(rd);
 	free(subs);
 	if (n_experiments)
-		*n_experiments = 1 + n;
+		*n_experiments = 1 + n - skipped;
 	return rc;
 }

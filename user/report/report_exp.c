@@ -9,30 +9,8 @@
 #include "bpfcollect/report.h"
 #include "bpfcollect/report_exp.h"
 
-/* The founder, then (with descendants) each subexperiment: calls fn with the path. */
-static int for_each_exp(const char *exp_path, bool descendants,
-			int (*fn)(const char *path, const char *label, void *arg), void *arg)
-{
-	char **names = NULL, path[4096];
-	size_t n = 0;
-	int rc;
-
-	rc = fn(exp_path, "founder", arg);
-	if (rc < 0 || !descendants)
-		return rc;
-	if (bc_er_list_descendants(exp_path, &names, &n) < 0)
-		return rc;
-	for (size_t i = 0; i < n && rc >= 0; i++) {
-		snprintf(path, sizeof(path), "%s/%s", exp_path, names[i]);
-		rc = fn(path, names[i], arg);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return rc;
-}
-
-static int one_overview(const char *path, const char *label, void *arg)
+static int one_overview(const char *path, const char *label, size_t index, void *arg, char *err,
+			size_t errlen)
 {
 	FILE *out = arg;
 	struct bc_usage *samples = NULL;
@@ -40,13 +18,16 @@ static int one_overview(const char *path, const char *label, void *arg)
 	size_t n = 0;
 	int rc;
 
+	(void)index;
 	rc = bc_overview_read_file(path, &samples, &n, &pid);
 	if (rc == -ENOENT) {
 		fprintf(out, "%s (%s): no overview\n\n", path, label);
 		return 0;
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		snprintf(err, errlen, "%s/overview: %s", path, strerror(-rc));
 		return rc;
+	}
 	fprintf(out, "%s (%s):\n", path, label);
 	rc = bc_overview_print(out, samples, n, pid);
 	fputc('\n', out);
@@ -56,7 +37,7 @@ static int one_overview(const char *path, const char *label, void *arg)
 
 int bc_report_overview(const char *exp_path, bool descendants, FILE *out, char *err, size_t errlen)
 {
-	int rc = for_each_exp(exp_path, descendants, one_overview, out);
+	int rc = bc_er_tree_each(exp_path, descendants, one_overview, out, err, errlen);
 
 	if (rc < 0)
 		snprintf(err, errlen, "%s: cannot read the overview: %s", exp_path, strerror(-rc));
@@ -110,16 +91,18 @@ static const struct bc_sink_ops objects_ops = {
 	.mapping = os_mapping,
 };
 
-static int one_objects(const char *path, const char *label, void *arg)
+static int one_objects(const char *path, const char *label, size_t index, void *arg, char *err,
+		       size_t errlen)
 {
 	struct objects_sink o = {.base.ops = &objects_ops};
 	struct bc_er_info info;
 	FILE *out = arg;
-	char err[512], size[32];
+	char size[32];
 	int rc;
 
+	(void)index;
 	memset(&info, 0, sizeof(info));
-	rc = bc_er_read(path, &o.base, &info, err, sizeof(err));
+	rc = bc_er_read(path, &o.base, &info, err, errlen);
 	if (rc == 0) {
 		fprintf(out, "%s (%s, pid %" PRIu32 "): %zu load objects\n", path, label,
 			info.root_pid, o.n);
@@ -142,7 +125,7 @@ static int one_objects(const char *path, const char *label, void *arg)
 
 int bc_report_objects(const char *exp_path, bool descendants, FILE *out, char *err, size_t errlen)
 {
-	int rc = for_each_exp(exp_path, descendants, one_objects, out);
+	int rc = bc_er_tree_each(exp_path, descendants, one_objects, out, err, errlen);
 
 	if (rc < 0)
 		snprintf(err, errlen, "%s: cannot read the load objects: %s", exp_path,

@@ -595,14 +595,21 @@ static void report_free(struct report *r)
 	bc_pcnamer_free(&r->namer);
 }
 
+static int each_exp(const char *path, const char *name, size_t index, void *arg, char *err,
+		    size_t errlen)
+{
+	(void)name;
+	(void)index;
+	return read_exp(arg, path, err, errlen);
+}
+
 int bc_report_offcpu(const char *exp_path, bool descendants, uint32_t pid, size_t top, FILE *out,
 		     char *err, size_t errlen)
 {
 	struct report r = {.only_pid = pid};
 	struct row *threads = NULL, *syscalls = NULL;
-	size_t n_threads = 0, n_syscalls = 0, n = 0;
+	size_t n_threads = 0, n_syscalls = 0;
 	struct row total = {0};
-	char **names = NULL, path[4096];
 	char dummy[1];
 	int rc;
 
@@ -610,13 +617,7 @@ int bc_report_offcpu(const char *exp_path, bool descendants, uint32_t pid, size_
 		err = dummy;
 		errlen = sizeof(dummy);
 	}
-	rc = read_exp(&r, exp_path, err, errlen);
-	if (rc == 0 && descendants && bc_er_list_descendants(exp_path, &names, &n) == 0) {
-		for (size_t i = 0; i < n && rc == 0; i++) {
-			snprintf(path, sizeof(path), "%s/%s", exp_path, names[i]);
-			rc = read_exp(&r, path, err, errlen);
-		}
-	}
+	rc = bc_er_tree_each(exp_path, descendants, each_exp, &r, err, errlen);
 	if (rc < 0)
 		goto out;
 	if (!r.n_iv) {
@@ -661,9 +662,6 @@ int bc_report_offcpu(const char *exp_path, bool descendants, uint32_t pid, size_
 out:
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading the off-CPU data of %s", exp_path);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 	free(threads);
 	free(syscalls);
 	report_free(&r);

@@ -259,25 +259,26 @@ static void exit_text(const struct proc_acc *p, char *buf, size_t len)
 		snprintf(buf, len, "signal %d", st & 0x7f);
 }
 
+/* One experiment of the tree into the sink. */
+static int each_exp(const char *path, const char *name, size_t index, void *arg, char *err,
+		    size_t errlen)
+{
+	struct bc_er_info info;
+	int rc = bc_er_read(path, arg, &info, err, errlen);
+
+	(void)name;
+	(void)index;
+	bc_er_info_free(&info);
+	return rc;
+}
+
 int bc_report_procs(const char *exp_path, bool descendants, uint32_t pid, FILE *out, char *err,
 		    size_t errlen)
 {
 	struct procs_sink s = {.base.ops = &procs_ops, .only_pid = pid};
-	char **names = NULL, path[4096];
-	size_t n = 0;
 	int rc;
 
-	struct bc_er_info info;
-
-	rc = bc_er_read(exp_path, &s.base, &info, err, errlen);
-	bc_er_info_free(&info);
-	if (rc == 0 && descendants && bc_er_list_descendants(exp_path, &names, &n) == 0) {
-		for (size_t i = 0; i < n && rc == 0; i++) {
-			snprintf(path, sizeof(path), "%s/%s", exp_path, names[i]);
-			rc = bc_er_read(path, &s.base, &info, err, errlen);
-			bc_er_info_free(&info);
-		}
-	}
+	rc = bc_er_tree_each(exp_path, descendants, each_exp, &s.base, err, errlen);
 	if (rc < 0)
 		goto out;
 	if (!s.n_procs) {
@@ -318,9 +319,6 @@ int bc_report_procs(const char *exp_path, bool descendants, uint32_t pid, FILE *
 		     "this much)\n");
 	rc = 0;
 out:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 	free(s.procs);
 	free(s.threads);
 	bc_idmap_free(&s.proc_index);

@@ -148,21 +148,22 @@ static void print_secs(FILE *out, uint64_t us)
 	fprintf(out, "  %9.3f", (double)us / 1e6);
 }
 
+static int each_experiment(const char *path, const char *name, size_t index, void *arg, char *err,
+			   size_t errlen)
+{
+	(void)name;
+	(void)index;
+	return one_experiment(arg, path, err, errlen);
+}
+
 int bc_report_profile(const char *exp_path, bool descendants, size_t top, FILE *out, char *err,
 		      size_t errlen)
 {
 	struct profile_report r = {0};
-	char **names = NULL, path[4096];
-	size_t n = 0, shown;
+	size_t shown;
 	int rc;
 
-	rc = one_experiment(&r, exp_path, err, errlen);
-	if (rc == 0 && descendants && bc_er_list_descendants(exp_path, &names, &n) == 0) {
-		for (size_t i = 0; i < n && rc == 0; i++) {
-			snprintf(path, sizeof(path), "%s/%s", exp_path, names[i]);
-			rc = one_experiment(&r, path, err, errlen);
-		}
-	}
+	rc = bc_er_tree_each(exp_path, descendants, each_experiment, &r, err, errlen);
 	if (rc < 0)
 		goto out;
 	if (!r.experiments || (!r.samples && r.offcpu_packets)) {
@@ -212,9 +213,6 @@ int bc_report_profile(const char *exp_path, bool descendants, size_t top, FILE *
 	}
 	rc = 0;
 out:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 	free(r.funcs);
 	bc_fnindex_free(&r.index);
 	bc_pcnamer_free(&r.namer);

@@ -440,21 +440,20 @@ static void print_sync(struct report *r, size_t top, FILE *out)
 	}
 }
 
+static int each_experiment(const char *path, const char *name, size_t index, void *arg, char *err,
+			   size_t errlen)
+{
+	(void)name;
+	return one_experiment(arg, path, index, err, errlen);
+}
+
 int bc_report_traces(const char *exp_path, bool descendants, enum bc_trace_view view, size_t top,
 		     FILE *out, char *err, size_t errlen)
 {
 	struct report r = {.view = view};
-	char **names = NULL, path[4096];
-	size_t n = 0;
 	int rc;
 
-	rc = one_experiment(&r, exp_path, 0, err, errlen);
-	if (rc == 0 && descendants && bc_er_list_descendants(exp_path, &names, &n) == 0) {
-		for (size_t i = 0; i < n && rc == 0; i++) {
-			snprintf(path, sizeof(path), "%s/%s", exp_path, names[i]);
-			rc = one_experiment(&r, path, i + 1, err, errlen);
-		}
-	}
+	rc = bc_er_tree_each(exp_path, descendants, each_experiment, &r, err, errlen);
 	if (rc < 0)
 		goto out;
 	if (!r.experiments) {
@@ -471,9 +470,6 @@ int bc_report_traces(const char *exp_path, bool descendants, enum bc_trace_view 
 	else
 		print_sync(&r, top, out);
 out:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 	for (size_t i = 0; i < r.n_leaks; i++) {
 		for (size_t f = 0; f < r.leaks[i].n_frames; f++)
 			free(r.leaks[i].frames[f]);

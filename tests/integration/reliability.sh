@@ -43,25 +43,6 @@ test_permissions() {
 	rm -rf "$d"
 }
 
-test_archive_symlink() {
-	echo "# archive never writes through a link planted in an experiment"
-	local d
-	d=$(mktemp -d)
-	(cd "$d" && "$BC" record -q -A off -o s.er -u 'tgt_*' -- "$TGT/calls" 3 1 >/dev/null 2>&1)
-	check_eq "record -A off exits 0" 0 $?
-	mkdir "$d/elsewhere"
-	ln -s "$d/elsewhere" "$d/s.er/archives"
-	"$BC" archive "$d/s.er" >"$d/a.out" 2>"$d/a.err"
-	check_eq "archive with a symlinked archives/: exit 1" 1 $?
-	check "saying it is not written through" grep -q "archives is not a directory (a symbolic link?): not written through" "$d/a.err"
-	check_eq "and nothing written where the link points" "" "$(ls -A "$d/elsewhere")"
-	rm "$d/s.er/archives"
-	"$BC" archive "$d/s.er" >/dev/null 2>&1
-	check_eq "a real archives/ is written again: exit 0" 0 $?
-	check "with the copies in it" test -n "$(ls -A "$d/s.er/archives")"
-	rm -rf "$d"
-}
-
 test_damaged_subexperiment() {
 	echo "# a damaged subexperiment is skipped with a warning; the rest is read"
 	local d
@@ -94,5 +75,43 @@ test_damaged_subexperiment() {
 	"$BC" report "$d/t.er" >/dev/null 2>"$d/f.err"
 	check_eq "a damaged founder is an error: exit 1" 1 $?
 	check "naming its log.xml" grep -q "t.er.*log.xml" "$d/f.err"
+	rm -rf "$d"
+}
+
+test_archive_symlink() {
+	echo "# archive never writes through a link planted in an experiment"
+	local d
+	d=$(mktemp -d)
+	(cd "$d" && "$BC" record -q -A off -o s.er -u 'tgt_*' -- "$TGT/calls" 3 1 >/dev/null 2>&1)
+	check_eq "record -A off exits 0" 0 $?
+	mkdir "$d/elsewhere"
+	ln -s "$d/elsewhere" "$d/s.er/archives"
+	"$BC" archive "$d/s.er" >"$d/a.out" 2>"$d/a.err"
+	check_eq "archive with a symlinked archives/: exit 1" 1 $?
+	check "saying it is not written through" grep -q "archives is not a directory (a symbolic link?): not written through" "$d/a.err"
+	check_eq "and nothing written where the link points" "" "$(ls -A "$d/elsewhere")"
+	rm "$d/s.er/archives"
+	"$BC" archive "$d/s.er" >/dev/null 2>&1
+	check_eq "a real archives/ is written again: exit 0" 0 $?
+	check "with the copies in it" test -n "$(ls -A "$d/s.er/archives")"
+	rm -rf "$d"
+}
+
+test_attach_killed() {
+	echo "# an attached process killed by a signal: its status is in the experiment"
+	local d tp rp
+	d=$(mktemp -d)
+	"$TGT/attach" 1 100 >"$d/k.out" 2>&1 &
+	tp=$!
+	wait_for "$d/k.out" '^ready'
+	"$BC" record -o "$d/k.er" -u 'tgt_*' -P $tp >/dev/null 2>"$d/k.err" &
+	rp=$!
+	check "record attached" wait_for "$d/k.err" 'attached to 1 process'
+	kill -KILL $tp
+	wait $rp
+	check_eq "record ends by itself when the attached process is killed: exit 0" 0 $?
+	check "report says it was killed by signal 9" \
+		grep -qE '^Exit: +killed by signal 9' <("$BC" report "$d/k.er" header 2>&1)
+	check "report procs too" grep -q 'signal 9' <("$BC" report "$d/k.er" procs 2>&1)
 	rm -rf "$d"
 }

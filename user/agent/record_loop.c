@@ -154,6 +154,11 @@ int bc_recorder_on_record(void *ctx, void *data, size_t size)
 		break;
 	case BC_REC_PROC_EXIT:
 		bc_live_remove(&r->live, ev.rec->pid);
+		/* an attached root is not our child: its exit record is all there is of its status */
+		if (r->attached && ev.rec->pid == r->root_pid && !r->root_reaped) {
+			r->root_reaped = true;
+			r->root_status = ((const struct bc_rec_exit *)ev.rec)->exit_code;
+		}
 		break;
 	default:
 		break;

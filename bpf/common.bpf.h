@@ -28,6 +28,7 @@ struct task_state {
 	__u32 pad2;
 	__u64 entry_ktime[BC_MAX_DEPTH];
 	__u64 entry_sp[BC_MAX_DEPTH];
+	__u32 entry_func[BC_MAX_DEPTH]; /* the function id (cookie) of each open frame */
 	/* off CPU since off_ktime (0: on CPU, or never seen leaving it); sched.bpf.c */
 	__u64 off_ktime;
 	__u64 wake_ktime;
@@ -121,6 +122,13 @@ static __always_inline struct task_state *current_task_state(void)
  * traced" answers cached in task storage before then are stale.
  */
 volatile __u32 traced_generation __weak = 0;
+
+/*
+ * Set by the agent before it detaches the function probes: an entry from
+ * then on could never get its return recorded, and a return only closes
+ * the frame it belongs to (see do_return).
+ */
+volatile __u32 entries_stopped __weak = 0;
 
 /*
  * The state of the current thread if its process is traced, else NULL.

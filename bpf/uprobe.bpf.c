@@ -39,16 +39,19 @@ static __always_inline int do_entry(struct pt_regs *ctx, const bool captures)
 	struct scratch *s;
 	__u64 now;
 
+	if (entries_stopped)
+		return 0;
 	/* The filter first: unrelated processes running this code pay the least. */
 	ts = traced_task_state_ex(true);
 	if (!ts)
 		return 0;
 	now = bpf_ktime_get_ns();
 	depth = ts->depth;
+	func_id = (__u32)bpf_get_attach_cookie(ctx);
 	ts->entry_ktime[depth & BC_DEPTH_MASK] = now;
 	ts->entry_sp[depth & BC_DEPTH_MASK] = PT_REGS_SP(ctx);
+	ts->entry_func[depth & BC_DEPTH_MASK] = func_id;
 	ts->depth = depth + 1;
-	func_id = (__u32)bpf_get_attach_cookie(ctx);
 
 	if (captures)
 		spec = bpf_map_lookup_elem(&capture_specs, &func_id);
@@ -95,10 +98,13 @@ static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
 	 * At return the stack pointer is the entry one plus the popped return
 	 * address. Frames whose entry sp lies below ours were abandoned by
 	 * longjmp or an exception (their uretprobes never fire): drop them so
-	 * the depth and the entry times stay right.
+	 * the depth and the entry times stay right. Not once entries stop:
+	 * while the probes detach a return can come with a higher stack
+	 * pointer than its frame's (seen: a frame dropped as abandoned whose
+	 * return this was).
 	 */
 	depth = ts->depth;
-	for (int i = 0; i < BC_MAX_DEPTH && depth > 0; i++) {
+	for (int i = 0; i < BC_MAX_DEPTH && depth > 0 && !entries_stopped; i++) {
 		if (ts->entry_sp[(depth - 1) & BC_DEPTH_MASK] + 8 >= sp)
 			break;
 		depth--;
@@ -112,10 +118,19 @@ static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
 		ts->depth = 0;
 		return 0;
 	}
+	func_id = (__u32)bpf_get_attach_cookie(ctx);
+	/*
+	 * Once entries stop, calls made since have no frame: the return of one
+	 * comes with a stack pointer below the top frame's return point (the
+	 * top frame still runs under it), or, for a tail call the top frame
+	 * made, at that very point but of another function: it closes nothing.
+	 */
+	if (entries_stopped && (sp < ts->entry_sp[(depth - 1) & BC_DEPTH_MASK] + 8 ||
+				ts->entry_func[(depth - 1) & BC_DEPTH_MASK] != func_id))
+		return 0;
 	depth--;
 	entry_ktime = ts->entry_ktime[depth & BC_DEPTH_MASK];
 	ts->depth = depth;
-	func_id = (__u32)bpf_get_attach_cookie(ctx);
 
 	if (captures)
 		spec = bpf_map_lookup_elem(&capture_specs, &func_id);

@@ -53,6 +53,7 @@ struct bc_prf_opts {
 /* Event ids (Event field); docs/prf.md has the table. Entry and return are consecutive. */
 #define BC_PRF_EV_FUNC_ENTRY   0x0100
 #define BC_PRF_EV_FUNC_RETURN  0x0101
+#define BC_PRF_EV_FUNC_OPEN    0x0102 /* a call still running when the recording ended */
 #define BC_PRF_EV_SYS_ENTER    0x0200
 #define BC_PRF_EV_SYS_EXIT     0x0201
 #define BC_PRF_EV_PROC_FORK    0x0300 /* a new process, written by its parent */

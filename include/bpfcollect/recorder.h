@@ -141,6 +141,12 @@ int bc_recorder_on_record(void *ctx, void *data, size_t size);
 int bc_recorder_start_profile(struct recorder *r, char *err, size_t errlen);
 /* Stops it; safe to call twice or when it never started. */
 void bc_recorder_stop_profile(struct recorder *r);
+/*
+ * Before the function probes are detached: entries stop being recorded, so
+ * none is left without its return probe (the calls then still running are
+ * "open at detach", docs/design.md).
+ */
+void bc_recorder_stop_entries(struct recorder *r);
 
 /*
  * Chooses the mappings' source before the programs load (multi: the kernel

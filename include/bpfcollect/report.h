@@ -21,8 +21,9 @@
  *    there is one); open frames above it never got their return: they are
  *    counted as `incomplete` and their time is dropped. A return matching
  *    no open frame is counted in `orphan_returns` and otherwise ignored.
- *  - frames still open when their thread exits, execs, or the sink ends are
- *    counted as `incomplete` too.
+ *  - frames still open when their thread exits or execs are counted as
+ *    `incomplete` too; those still open when the sink ends (the recording
+ *    stopped while they ran) as `open_at_detach`: no error, and no time.
  *
  * Pointers returned by the accessors stay valid until the next event is fed
  * or the report is freed.
@@ -50,6 +51,7 @@ struct bc_func_stats {
 	uint64_t max_incl_ns;	 /* over those frames */
 	uint64_t excl_ns;	 /* exclusive, every returned frame */
 	uint64_t incomplete;	 /* entries whose return never came */
+	uint64_t open_at_detach; /* entries still running when the recording ended */
 	uint64_t orphan_returns; /* returns without an open entry */
 };
 
@@ -93,6 +95,7 @@ struct bc_report_totals {
 	uint64_t func_entries;
 	uint64_t func_returns;
 	uint64_t incomplete;	 /* sum over functions */
+	uint64_t open_at_detach; /* sum over functions */
 	uint64_t orphan_returns; /* sum over functions */
 	uint64_t sys_enters;
 	uint64_t sys_exits;

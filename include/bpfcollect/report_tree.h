@@ -75,6 +75,7 @@ struct bc_tree_thread {
 struct bc_calltree_totals {
 	uint64_t func_entries;
 	uint64_t incomplete;	 /* frames whose return never came */
+	uint64_t open_at_detach; /* frames still running when the recording ended */
 	uint64_t orphan_returns; /* returns without an open entry */
 	uint64_t lost_func;	 /* function events lost (LOST records, session end) */
 };

@@ -115,3 +115,45 @@ test_attach_killed() {
 	check "report procs too" grep -q 'signal 9' <("$BC" report "$d/k.er" procs 2>&1)
 	rm -rf "$d"
 }
+
+# PRF records of an event id and status: "COUNT"
+prf_events() { # prf_events CSV STATUS EVENT
+	awk -F, -v s="$2" -v e="$3" '$1 == s && $6 == e { n++ } END { print n + 0 }' "$1"
+}
+
+test_detach_open_calls() {
+	echo "# detach: entries stop first; calls still running are open at detach, not errors"
+	local d tp
+	d=$(mktemp -d)
+	# a busy target, 3 threads in tight call loops, attached and left after 1 s
+	"$TGT/calls" 1000000000 3 >/dev/null 2>&1 &
+	tp=$!
+	sleep 0.2
+	(cd "$d" && "$BC" record -q -t 1 -o t.er -f er -f prf-csv -u 'tgt_*' -P $tp >/dev/null 2>&1)
+	check_eq "record -P -t 1 exits 0" 0 $?
+	kill $tp
+	wait $tp 2>/dev/null
+	local entries returns open broken
+	entries=$(prf_events "$d/t.csv" Rec 0x0100)
+	returns=$(prf_events "$d/t.csv" Rec 0x0101)
+	open=$(prf_events "$d/t.csv" Rec 0x0102)
+	broken=$(prf_events "$d/t.csv" ErrRec 0x0101)
+	check "the busy target made calls ($entries entries)" test "$entries" -gt 10000
+	check_eq "no call ends as never returned (ErrRec 0x0101)" 0 "$broken"
+	check_eq "every entry has its return or is open at detach ($open)" "$entries" $((returns + open))
+	check "report has no call that never returned" \
+		bash -c "! grep -q 'never returned' <('$BC' report '$d/t.er' functions 2>&1)"
+	# -t 0.3 ends the recording inside main -> tgt_sleep (900 ms of sleeps)
+	(cd "$d" && "$BC" record -q -t 0.3 -o o.er -f er -f prf-csv -f rtl -u main -u 'tgt_*' \
+		-- "$TGT/offcpu" 300 >/dev/null 2>&1)
+	check_eq "record -t 0.3 exits 0" 0 $?
+	check_eq "main and tgt_sleep are open at detach (PRF 0x0102 Rec)" "main tgt_sleep" \
+		"$(awk -F, '$1 == "Rec" && $6 == "0x0102" { print $18 }' "$d/o.csv" | sort | tr '\n' ' ' | sed 's/ $//')"
+	check_eq "with the entry time and 'open at detach'" 2 "$(grep -c ',0x0102,.*open at detach' "$d/o.csv")"
+	check_eq "and no ErrRec for them" 0 "$(prf_events "$d/o.csv" ErrRec 0x0101)"
+	check "report says 2 calls were open at detach" \
+		grep -q "note: 2 calls were open at detach" <("$BC" report "$d/o.er" functions 2>&1)
+	check "RTL closes main with 'open at detach'" \
+		grep -qE "\} offcpu \([^)]*\) ::main : open at detach\$" "$d"/o_*.log
+	rm -rf "$d"
+}

@@ -158,8 +158,8 @@ test_rtl() {
 		>/dev/null 2>&1)
 	f=$(ls "$d"/cut_*.log | head -1)
 	# the target may end while the recording winds down: then its thread's end closes main
-	check "-t ends the recording inside main: its } is written, said to be repaired" \
-		grep -qE "\} offcpu \([^)]*\) ::main : repaired: the (recording|thread) ended inside\$" "$f"
+	check "-t ends the recording inside main: its } is written, open at detach" \
+		grep -qE "\} offcpu \([^)]*\) ::main : (open at detach|repaired: the thread ended inside)\$" "$f"
 	check_eq "so nesting stays balanced" ok "$(rtl_balanced "$f")"
 
 	echo "# RTL: bad input"

@@ -621,7 +621,7 @@ TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flo
 TESTS+=" bpftrace_counts demo naming lost args descendants experiment_files prf attach"
 TESTS+=" profile kernel system_wide offcpu_clock heap sync io formats exec_argv"
 TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf permissions"
-TESTS+=" archive_symlink damaged_subexperiment attach_killed"
+TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in
 	*" $t "*) ;;

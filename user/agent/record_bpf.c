@@ -251,6 +251,12 @@ int bc_recorder_start_profile(struct recorder *r, char *err, size_t errlen)
 	return 0;
 }
 
+void bc_recorder_stop_entries(struct recorder *r)
+{
+	if (r->skel && r->skel->bss)
+		__atomic_store_n(&r->skel->bss->entries_stopped, 1, __ATOMIC_SEQ_CST);
+}
+
 void bc_recorder_stop_profile(struct recorder *r)
 {
 	for (size_t i = 0; i < r->n_profile_links; i++)

@@ -614,7 +614,8 @@ static int record_finish(struct record_run *x)
 
 	x->n_probes = r->att.n_probes;
 	bc_recorder_stop_profile(r);
-	/* uprobes go after every return probe: see bc_detach_functions */
+	/* entries stop first, then returns detach, then entries: see bc_detach_functions */
+	bc_recorder_stop_entries(r);
 	bc_detach_functions(&r->att);
 	bc_recorder_unhook_ldso(r);
 	bc_uprobe_warm_free(&r->warm);
@@ -706,7 +707,7 @@ static void record_free(struct record_run *x)
 	if (r->child.pid > 0 && !r->root_reaped && (r->child.release_fd >= 0))
 		bc_launch_abort(&r->child);
 	bc_recorder_stop_profile(r);
-	/* uprobes go after every return probe: see bc_detach_functions */
+	bc_recorder_stop_entries(r);
 	bc_detach_functions(&r->att);
 	bc_recorder_unhook_ldso(r);
 	bc_uprobe_warm_free(&r->warm);

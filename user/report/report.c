@@ -189,6 +189,15 @@ static void close_all_frames(struct bc_report *r, struct thread *th)
 	bc_stack_drop_all(&th->stack, frame_unfinished, r);
 }
 
+/* A frame still open when the recording ended: it was running, not broken. */
+static void frame_open_at_end(void *ctx, const struct bc_frame *f)
+{
+	struct bc_report *r = ctx;
+
+	r->funcs[f->tag].open_at_detach++;
+	r->totals.open_at_detach++;
+}
+
 static int on_func_return(struct bc_report *r, struct thread *th, const struct bc_event *ev)
 {
 	const struct bc_rec_func_return *rec = (const void *)ev->rec;
@@ -384,7 +393,7 @@ static int report_end(struct bc_sink *s, const struct bc_session_end *end)
 	struct bc_report *r = (struct bc_report *)s;
 
 	for (size_t i = 0; i < r->nthreads; i++)
-		close_all_frames(r, &r->threads[i]);
+		bc_stack_drop_all(&r->threads[i].stack, frame_open_at_end, r);
 	/*
 	 * The agent writes LOST records and also sums the same losses into
 	 * the session end: take the larger, never the sum.

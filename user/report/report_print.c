@@ -146,9 +146,15 @@ static void print_func_notes(const struct bc_report *r, FILE *out)
 	if (t->incomplete)
 		fprintf(out,
 			"note: %" PRIu64
-			" calls never returned (thread exit, exec, end of recording"
-			" or lost return); their time is not counted\n",
+			" calls never returned (thread exit, exec or lost return); their time is"
+			" not counted\n",
 			t->incomplete);
+	if (t->open_at_detach)
+		fprintf(out,
+			"note: %" PRIu64
+			" calls were open at detach (still running when the recording ended); they"
+			" count as calls, not time\n",
+			t->open_at_detach);
 	if (t->orphan_returns)
 		fprintf(out, "note: %" PRIu64 " returns without a matching entry were ignored\n",
 			t->orphan_returns);

@@ -191,6 +191,15 @@ static void drop_frames(struct bc_calltree *t, struct thread *th)
 	bc_stack_drop_all(&th->stack, frame_unfinished, t);
 }
 
+/* A frame still open when the recording ended: it was running, not broken. */
+static void frame_open_at_end(void *ctx, const struct bc_frame *f)
+{
+	struct bc_calltree *t = ctx;
+
+	(void)f;
+	t->totals.open_at_detach++;
+}
+
 static void on_func_return(struct bc_calltree *t, struct thread *th, const struct bc_event *ev)
 {
 	const struct bc_rec_func_return *rec = (const void *)ev->rec;
@@ -305,7 +314,7 @@ static int tree_end(struct bc_sink *s, const struct bc_session_end *end)
 	struct bc_calltree *t = (struct bc_calltree *)s;
 
 	for (size_t i = 0; i < t->nthreads; i++)
-		drop_frames(t, &t->threads[i]);
+		bc_stack_drop_all(&t->threads[i].stack, frame_open_at_end, t);
 	/* LOST records and the session end count the same losses: the larger. */
 	if (end && end->lost[BC_LOSS_FUNC] > t->totals.lost_func)
 		t->totals.lost_func = end->lost[BC_LOSS_FUNC];

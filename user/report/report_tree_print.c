@@ -37,9 +37,14 @@ static void print_tree_notes(const struct bc_calltree *t, FILE *out)
 
 	if (tot->incomplete)
 		fprintf(out,
-			"note: %" PRIu64 " calls never returned (thread exit, exec, end of"
-			" recording or lost return); they count as calls, not time\n",
+			"note: %" PRIu64 " calls never returned (thread exit, exec or lost"
+			" return); they count as calls, not time\n",
 			tot->incomplete);
+	if (tot->open_at_detach)
+		fprintf(out,
+			"note: %" PRIu64 " calls were open at detach (still running when the"
+			" recording ended); they count as calls, not time\n",
+			tot->open_at_detach);
 	if (tot->orphan_returns)
 		fprintf(out, "note: %" PRIu64 " returns without a matching entry were ignored\n",
 			tot->orphan_returns);

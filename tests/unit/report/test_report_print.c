@@ -60,7 +60,7 @@ static void feed_boundaries(struct fixture *fx)
 	ret(fx, 100, F_LONG, 1003000000);
 	entry(fx, 100, 9, 2000000000);
 	ret(fx, 100, 9, 102000000000);
-	/* One call that never returns. */
+	/* One call still running when the recording ends. */
 	entry(fx, 100, F_A, 200000000000);
 	end(fx);
 }
@@ -85,8 +85,8 @@ static void test_print_functions(void **state)
 		"    1       999 ns       999 ns      999 ns  demo               main\n"
 		"    7                 101.002 s                                 total (6 "
 		"functions)\n"
-		"note: 1 calls never returned (thread exit, exec, end of recording or lost return);"
-		" their time is not counted\n");
+		"note: 1 calls were open at detach (still running when the recording ended); they"
+		" count as calls, not time\n");
 }
 
 static void test_print_functions_sorted(void **state)
@@ -106,8 +106,8 @@ static void test_print_functions_sorted(void **state)
 		"    2     1.000 us     1.000 us   1.000 us  demo               a\n"
 		"    7                 101.002 s                                total (6 "
 		"functions)\n"
-		"note: 1 calls never returned (thread exit, exec, end of recording or lost return);"
-		" their time is not counted\n");
+		"note: 1 calls were open at detach (still running when the recording ended); they"
+		" count as calls, not time\n");
 
 	text = print_functions(fx, BC_SORT_CALLS, 1);
 	assert_non_null(strstr(text, "top 1 of 6 by calls:\n"));
@@ -137,8 +137,8 @@ static void test_print_functions_unmeasured(void **state)
 		"    0            -            -          -  libb.so.1  b\n"
 		"    1            -            -          -  demo       main\n"
 		"    1                      0 ns                        total (2 functions)\n"
-		"note: 1 calls never returned (thread exit, exec, end of recording or lost "
-		"return); their time is not counted\n"
+		"note: 1 calls were open at detach (still running when the recording ended); they"
+		" count as calls, not time\n"
 		"note: 1 returns without a matching entry were ignored\n"
 		"warning: 4 function events were lost; times of the affected calls are missing\n");
 }

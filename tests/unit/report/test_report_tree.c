@@ -448,8 +448,8 @@ static void test_missing_return(void **state)
 			    "1.000 us      1  main\n"
 			    "       -      1  +-a\n"
 			    "  100 ns      1    +-b\n"
-			    "note: 1 calls never returned (thread exit, exec, end of recording or"
-			    " lost return); they count as calls, not time\n"
+			    "note: 1 calls never returned (thread exit, exec or lost return); they"
+			    " count as calls, not time\n"
 			    "note: 1 returns without a matching entry were ignored\n");
 	assert_string_equal(print_view(x, CALLERS_CALLEES, "a", 0),
 			    "Callers and callees of a: callers, then *the function (exclusive"
@@ -461,8 +461,8 @@ static void test_missing_return(void **state)
 			    "         -      1   main\n"
 			    "         -      1  *a\n"
 			    "    100 ns      1   b\n"
-			    "note: 1 calls never returned (thread exit, exec, end of recording or"
-			    " lost return); they count as calls, not time\n"
+			    "note: 1 calls never returned (thread exit, exec or lost return); they"
+			    " count as calls, not time\n"
 			    "note: 1 returns without a matching entry were ignored\n");
 }
 
@@ -513,8 +513,8 @@ static void test_per_level_limit(void **state)
 			    "  200 ns      2  +-b\n"
 			    "   50 ns      1  +-fib\n"
 			    "       -      1  +-" LONG_NAME "\n"
-			    "note: 1 calls never returned (thread exit, exec, end of recording or"
-			    " lost return); they count as calls, not time\n");
+			    "note: 1 calls never returned (thread exit, exec or lost return); they"
+			    " count as calls, not time\n");
 	assert_string_equal(print_view(x, CALLTREE, NULL, 2),
 			    "Call tree, all threads merged, by inclusive time, at most 2 children"
 			    " per node:\n"
@@ -524,8 +524,8 @@ static void test_per_level_limit(void **state)
 			    "  400 ns      2  +-a\n"
 			    "  200 ns      2  +-b\n"
 			    "   50 ns      2  +-(2 more)\n"
-			    "note: 1 calls never returned (thread exit, exec, end of recording or"
-			    " lost return); they count as calls, not time\n");
+			    "note: 1 calls never returned (thread exit, exec or lost return); they"
+			    " count as calls, not time\n");
 	/* Hiding one node would print as many lines: it is shown. */
 	assert_string_equal(print_view(x, CALLTREE, NULL, 3),
 			    "Call tree, all threads merged, by inclusive time, at most 3 children"
@@ -537,8 +537,8 @@ static void test_per_level_limit(void **state)
 			    "  200 ns      2  +-b\n"
 			    "   50 ns      1  +-fib\n"
 			    "       -      1  +-" LONG_NAME "\n"
-			    "note: 1 calls never returned (thread exit, exec, end of recording or"
-			    " lost return); they count as calls, not time\n");
+			    "note: 1 calls never returned (thread exit, exec or lost return); they"
+			    " count as calls, not time\n");
 }
 
 static void test_empty(void **state)

@@ -319,9 +319,10 @@ static void a_session(void **state)
 	expect(&o, 18, "Rec", "0000000002", "0x0301", "0x00000000000000", "process", "exit");
 	assert_int_equal(strncmp(o.rec[18][F_OPT], "0x0000000000000100", 18), 0);
 	expect(&o, 19, "Rec", "0000000010", "0x0100", "0x00000000000000", "libwork.so.1", "work");
-	/* at the end: the call still open */
-	expect(&o, 20, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "libwork.so.1",
+	/* at the end: the call still running, open at detach (no error) */
+	expect(&o, 20, "Rec", "0000000000", "0x0102", "0x00000000000000", "libwork.so.1",
 	       "work");
+	assert_string_equal(o.rec[20][F_ASCII] + 16, "open at detach");
 	assert_string_equal(o.rec[20][F_SUB], "000/020/000");
 	assert_string_equal(o.rec[20][F_THREAD], o.rec[0][F_THREAD]);
 	free_out(&o);
@@ -411,7 +412,7 @@ static void reuse_and_exec(void **state)
 	expect(&o, 11, "Rec", "0000000000", "0x0100", "0x00000000000000", "libwork.so.1", "work");
 	expect(&o, 12, "Rec", "0000000005", "0x0100", "0x00000000000000", "libwork.so.1", "work");
 	for (int i = 13; i < 16; i++) {
-		expect(&o, i, "ErrRec", "0000000000", "0x0101", "0x00000000001001", "libwork.so.1",
+		expect(&o, i, "Rec", "0000000000", "0x0102", "0x00000000000000", "libwork.so.1",
 		       "work");
 		assert_string_equal(o.rec[i][F_SUB], "000/003/300");
 	}

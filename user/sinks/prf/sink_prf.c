@@ -266,27 +266,42 @@ size_t prf_opt_entry_time(struct prf_sink *p, uint64_t entry_ktime)
 	return 16;
 }
 
+/* How close_frames ends the frames it takes. */
+enum close_how {
+	CLOSE_SILENT, /* nothing written: the records of the gap stand for them */
+	CLOSE_BROKEN, /* their returns never came: ErrRec 0x0101 */
+	CLOSE_AT_END, /* still running when the recording ended: Rec 0x0102 */
+};
+
 /*
- * Ends t's open frames of depth min_depth and more, innermost first: each
- * one's return never came, written as an ErrRec at ktime. A frame entered
- * before a gap that no later record confirmed may have returned in the gap:
- * it goes silently (the gap's ErrRec stands for it). silent: all go so.
+ * Ends t's open frames of depth min_depth and more, innermost first, at
+ * ktime, as how says. A frame entered before a gap that no later record
+ * confirmed may have returned in the gap: it goes silently (the gap's
+ * ErrRec stands for it).
  */
 static int close_frames(struct prf_sink *p, struct prf_thread *t, uint64_t ktime,
-			uint32_t min_depth, bool silent)
+			uint32_t min_depth, enum close_how how)
 {
+	static const char open_text[] = "open at detach";
 	int rc = 0;
 
 	while (t->depth && t->frames[t->depth - 1].depth >= min_depth && !rc) {
 		const struct prf_frame *f = &t->frames[--t->depth];
-		const char *intf = p->names[f->name].s;
+		const char *intf = p->names[f->name].s, *opr = intf + strlen(intf) + 1;
+		size_t n;
 
-		if (silent || (f->seq < t->gap_seq && t->confirm_seq < t->gap_seq))
+		if (how == CLOSE_SILENT || (f->seq < t->gap_seq && t->confirm_seq < t->gap_seq))
 			continue;
-		prf_opt_entry_time(p, f->entry_ktime);
-		bc_prf_put_be64(p->opt + 16, 0);
+		n = prf_opt_entry_time(p, f->entry_ktime);
+		if (how == CLOSE_AT_END) {
+			n = prf_opt_text(p, n, open_text, sizeof(open_text) - 1);
+			rc = prf_emit(p, t, 0, 0, BC_PRF_EV_FUNC_OPEN, ktime, 0, false, intf, opr,
+				      n);
+			continue;
+		}
+		bc_prf_put_be64(p->opt + n, 0);
 		rc = prf_emit(p, t, 0, 0, BC_PRF_EV_FUNC_RETURN, ktime, BC_PRF_RC_NO_RETURN, true,
-			      intf, intf + strlen(intf) + 1, 24);
+			      intf, opr, n + 8);
 	}
 	return rc;
 }
@@ -327,11 +342,11 @@ static int func_event(struct prf_sink *p, struct prf_thread *t, const struct bc_
 	 * exceptions), and all are when BPF had no entry time left.
 	 */
 	if (entry) {
-		rc = close_frames(p, t, h->ktime, h->depth, true);
+		rc = close_frames(p, t, h->ktime, h->depth, CLOSE_SILENT);
 	} else {
 		const struct bc_rec_func_return *r = (const void *)h;
 
-		rc = close_frames(p, t, h->ktime, r->entry_ktime ? h->depth + 1 : 0, false);
+		rc = close_frames(p, t, h->ktime, r->entry_ktime ? h->depth + 1 : 0, CLOSE_BROKEN);
 		if (!rc && r->entry_ktime && t->depth && t->frames[t->depth - 1].depth == h->depth)
 			t->depth--;
 	}
@@ -446,7 +461,7 @@ static int proc_event(struct prf_sink *p, struct prf_thread *t, const struct bc_
 		struct prf_thread *leader;
 
 		/* The old image's calls never return. */
-		if ((rc = close_frames(p, t, h->ktime, 0, false)))
+		if ((rc = close_frames(p, t, h->ktime, 0, CLOSE_BROKEN)))
 			return rc;
 		leader = thread_find(p, h->pid);
 		if (leader)
@@ -460,7 +475,7 @@ static int proc_event(struct prf_sink *p, struct prf_thread *t, const struct bc_
 		const struct bc_rec_exit *x = (const void *)h;
 		bool proc = h->kind == BC_REC_PROC_EXIT;
 
-		if ((rc = close_frames(p, t, h->ktime, 0, false)))
+		if ((rc = close_frames(p, t, h->ktime, 0, CLOSE_BROKEN)))
 			return rc;
 		if (h->tid == h->pid && !t->comm[0])
 			snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(x->comm), x->comm);
@@ -666,10 +681,10 @@ static int prf_end(struct bc_sink *s, const struct bc_session_end *end)
 	uint64_t when = end && end->end_ktime ? end->end_ktime : p->last_ktime;
 	int rc = 0;
 
-	/* Calls still open when the trace ended: their returns were never seen. */
+	/* Calls still running when the recording ended: open at detach, no error. */
 	for (size_t i = 0; i < p->tcap && !rc; i++)
 		if (p->threads[i].tid && !p->threads[i].dead)
-			rc = close_frames(p, &p->threads[i], when, 0, false);
+			rc = close_frames(p, &p->threads[i], when, 0, CLOSE_AT_END);
 	write_header(p);
 	if (fflush(p->out) || ferror(p->out))
 		return -EIO;

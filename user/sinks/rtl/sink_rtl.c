@@ -358,7 +358,8 @@ static int message_line(struct rtl_sink *t, struct rtl_proc *p, struct rtl_threa
 			true);
 }
 
-/* `}` for every scope th still has open, innermost first, said to be repaired. */
+/* `}` for every scope th still has open, innermost first, with why (repaired, or open at detach).
+ */
 static int repair(struct rtl_sink *t, struct rtl_proc *p, struct rtl_thread *th,
 		  const struct bc_rec_head *h, uint32_t *sub, const char *why)
 {
@@ -491,7 +492,7 @@ static int rtl_end(struct bc_sink *s, const struct bc_session_end *end)
 
 		for (size_t k = 0; k < t->procs[i].nthreads && !rc; k++)
 			rc = repair(t, &t->procs[i], &t->procs[i].threads[k], &at, &sub,
-				    "repaired: the recording ended inside");
+				    "open at detach");
 	}
 	if (!rc)
 		rc = flush(t, true);

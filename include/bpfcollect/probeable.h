@@ -21,9 +21,22 @@
 int bc_insn_probeable(const uint8_t *code, size_t len, const char **why);
 
 /*
- * Drops from funcs every function whose first instruction cannot be
- * probed (reading it from the file at its offset), calling warn for each.
- * Function ids are renumbered. Returns how many were dropped, or -errno.
+ * Whether a function must not get a probe pair by its name: one entered
+ * without a call (the process's entry point: a return probe would replace
+ * argc on its stack), one that returns twice or on another stack (setjmp,
+ * getcontext, vfork, clone: the saved or shared return address would be
+ * the probe's), or one with a frame of its own kind (the dynamic linker's
+ * lazy binding trampolines, the signal return). 0, or -EPERM with the
+ * reason.
+ */
+int bc_func_name_probeable(const char *name, const char **why);
+
+/*
+ * Drops from funcs every function that must not or cannot be probed (by
+ * its name, then by its first instruction, read from the file at its
+ * offset), calling warn for each with the reason as a clause ("its first
+ * instruction has a LOCK prefix, which uprobes cannot probe"). Function
+ * ids are renumbered. Returns how many were dropped, or -errno.
  */
 int bc_functab_drop_unprobeable(struct bc_functab *funcs,
 				void (*warn)(const struct bc_func *f, const char *why));

@@ -157,3 +157,24 @@ test_detach_open_calls() {
 		grep -qE "\} offcpu \([^)]*\) ::main : open at detach\$" "$d"/o_*.log
 	rm -rf "$d"
 }
+
+test_unsafe_functions() {
+	echo "# functions no probe may touch (_start, setjmp, vfork, ...) are skipped, said by name"
+	local d
+	d=$(mktemp -d)
+	# every function of the program, _start included: its argc must reach main intact
+	(cd "$d" && "$BC" record -q -o all.er -u '*' -- "$TGT/exitcode" 5 >/dev/null 2>all.err)
+	check_eq "record -u '*': the program still sees its argument and exits 5" 5 $?
+	check "the warning names _start and says why" \
+		grep -q "warning: not tracing _start in $TGT/exitcode: it is the entry point" "$d/all.err"
+	check "main is traced" test "$(calls_of "$d/all.er" main)" = 1
+	(cd "$d" && "$BC" record -q -o one.er -u _start -- "$TGT/exitcode" 5 >/dev/null 2>one.err)
+	check "-u _start alone: non-zero exit" test $? -ne 0
+	check "saying none of the matching functions can be probed" \
+		grep -q "none of the 1 matching functions can be probed" "$d/one.err"
+	(cd "$d" && "$BC" record -q -o lib.er -u 'libc:*setjmp' -u 'libc:*vfork' -u main \
+		-- "$TGT/exitcode" 5 >/dev/null 2>lib.err)
+	check_eq "libc's setjmp and vfork skipped, the program runs: exit 5" 5 $?
+	check "named in the warnings" grep -q "not tracing .*setjmp in .*libc.*returns twice" "$d/lib.err"
+	rm -rf "$d"
+}

@@ -80,10 +80,7 @@ static bool may_trace(void)
 
 static void warn_unprobeable(const struct bc_func *f, const char *why)
 {
-	fprintf(stderr,
-		"bpfcollect: warning: not tracing %s in %s: its first instruction has a %s, which "
-		"uprobes cannot probe\n",
-		f->name, f->object, why);
+	fprintf(stderr, "bpfcollect: warning: not tracing %s in %s: %s\n", f->name, f->object, why);
 }
 
 static int exit_code_of(int status)

@@ -1,11 +1,52 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bpfcollect/probeable.h"
+
+/* Names that must not be probed, with the reason; globs for the versioned and suffixed ones. */
+static const struct {
+	const char *glob;
+	const char *why;
+} unsafe_names[] = {
+	{"_start", "it is the entry point, with argc where a return address would be"},
+	{"_dl_start", "it is the dynamic linker's entry point, entered without a call"},
+	{"_dl_start_user", "it is the dynamic linker's entry point, entered without a call"},
+	{"_dl_runtime_resolve*", "it is the lazy-binding trampoline, with a frame of its own kind"},
+	{"_dl_runtime_profile*", "it is the lazy-binding trampoline, with a frame of its own kind"},
+	{"__restore_rt", "it is the signal return trampoline, entered without a call"},
+	{"*setjmp", "it returns twice: the return address it saves would be the probe's"},
+	{"*longjmp*", "it never returns to its caller"},
+	{"getcontext", "it returns twice: the return address it saves would be the probe's"},
+	{"__getcontext", "it returns twice: the return address it saves would be the probe's"},
+	{"swapcontext", "it returns on another context's stack"},
+	{"__swapcontext", "it returns on another context's stack"},
+	{"__start_context", "it starts a context, entered without a call"},
+	{"*vfork", "parent and child return on one stack"},
+	{"clone", "the child returns on a stack of its own"},
+	{"__clone", "the child returns on a stack of its own"},
+	{"clone3", "the child returns on a stack of its own"},
+	{"__clone3", "the child returns on a stack of its own"},
+	{"__clone_internal", "the child returns on a stack of its own"},
+};
+
+int bc_func_name_probeable(const char *name, const char **why)
+{
+	*why = NULL;
+	for (size_t i = 0; i < sizeof(unsafe_names) / sizeof(unsafe_names[0]); i++) {
+		if (!fnmatch(unsafe_names[i].glob, name, 0)) {
+			*why = unsafe_names[i].why;
+			return -EPERM;
+		}
+	}
+	return 0;
+}
 
 int bc_insn_probeable(const uint8_t *code, size_t len, const char **why)
 {
@@ -77,36 +118,59 @@ int bc_insn_probeable(const uint8_t *code, size_t len, const char **why)
 	return 0;
 }
 
+/*
+ * Why f must not or cannot be probed, into reason; false when it can. fd
+ * and *open_path cache the object last read (an unreadable object is the
+ * attach's to report: its functions are kept).
+ */
+static bool unprobeable(const struct bc_func *f, int *fd, const char **open_path, char *reason,
+			size_t len)
+{
+	const char *why = NULL;
+	uint8_t code[16];
+	ssize_t n;
+
+	if (bc_func_name_probeable(f->name, &why) < 0) {
+		snprintf(reason, len, "%s", why);
+		return true;
+	}
+	if (!*open_path || strcmp(*open_path, f->object) != 0) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = open(f->object, O_RDONLY | O_CLOEXEC);
+		*open_path = f->object;
+	}
+	n = *fd >= 0 ? pread(*fd, code, sizeof(code), (off_t)f->offset) : -1;
+	if (n > 0 && bc_insn_probeable(code, (size_t)n, &why) < 0) {
+		snprintf(reason, len, "its first instruction has a %s, which uprobes cannot probe",
+			 why);
+		return true;
+	}
+	return false;
+}
+
 int bc_functab_drop_unprobeable(struct bc_functab *funcs,
 				void (*warn)(const struct bc_func *f, const char *why))
 {
 	const char *open_path = NULL;
 	int fd = -1, dropped = 0;
 	size_t kept = 0;
+	char reason[128];
 
 	for (size_t i = 0; i < funcs->n; i++) {
 		struct bc_func *f = &funcs->v[i];
-		uint8_t code[16];
-		const char *why = NULL;
-		ssize_t n;
 
-		if (!open_path || strcmp(open_path, f->object) != 0) {
-			if (fd >= 0)
-				close(fd);
-			fd = open(f->object, O_RDONLY | O_CLOEXEC);
-			open_path = f->object;
-		}
-		/* An unreadable object is the attach's to report; keep the function. */
-		n = fd >= 0 ? pread(fd, code, sizeof(code), (off_t)f->offset) : -1;
-		if (n > 0 && bc_insn_probeable(code, (size_t)n, &why) < 0) {
+		if (unprobeable(f, &fd, &open_path, reason, sizeof(reason))) {
 			if (warn)
-				warn(f, why);
+				warn(f, reason);
+			if (open_path == f->object) {
+				open_path = NULL; /* freed with f->object */
+				if (fd >= 0)
+					close(fd);
+				fd = -1;
+			}
 			free(f->name);
 			free(f->object);
-			open_path = NULL; /* freed with f->object */
-			if (fd >= 0)
-				close(fd);
-			fd = -1;
 			dropped++;
 			continue;
 		}

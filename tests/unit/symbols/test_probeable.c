@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -71,6 +72,53 @@ static void truncated_input(void **state)
 	assert_int_equal(bc_insn_probeable(prefixes_only, 0, &why), -ENOTSUP);
 }
 
+/* Functions with no ordinary call frame are refused by name, with the reason. */
+static void refused_names(void **state)
+{
+	static const char *const refused[] = {
+		"_start",	    "_dl_start",   "_dl_runtime_resolve_xsavec",
+		"__restore_rt",	    "setjmp",	   "_setjmp",
+		"__sigsetjmp",	    "longjmp",	   "__longjmp_chk",
+		"getcontext",	    "swapcontext", "vfork",
+		"__vfork",	    "clone",	   "__clone3",
+		"__clone_internal",
+	};
+	static const char *const allowed[] = {
+		"main",	   "start",	     "_start_x",	  "malloc",
+		"fork",	   "pthread_create", "__libc_start_main", "setjmpish_not",
+		"clone_me"};
+	const char *why;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(bc_func_name_probeable(refused[i], &why), -EPERM);
+		assert_non_null(why);
+	}
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		assert_int_equal(bc_func_name_probeable(allowed[i], &why), 0);
+		assert_null(why);
+	}
+	bc_func_name_probeable("_start", &why);
+	assert_non_null(strstr(why, "argc"));
+}
+
+/* The table loses what must not be probed, says why, and renumbers the rest. */
+static void drops_by_name(void **state)
+{
+	struct bc_functab t;
+
+	(void)state;
+	bc_functab_init(&t);
+	assert_int_equal(bc_functab_add(&t, "_start", "/nonexistent/app", 0x1000, 16, 0x1000), 0);
+	assert_int_equal(bc_functab_add(&t, "main", "/nonexistent/app", 0x1100, 16, 0x1100), 0);
+	assert_int_equal(bc_functab_add(&t, "vfork", "/nonexistent/libc", 0x2000, 16, 0x2000), 0);
+	assert_int_equal(bc_functab_drop_unprobeable(&t, NULL), 2);
+	assert_int_equal(t.n, 1);
+	assert_string_equal(t.v[0].name, "main");
+	assert_int_equal(t.v[0].id, 0);
+	bc_functab_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -78,6 +126,8 @@ int main(void)
 		cmocka_unit_test(refused_prefixes),
 		cmocka_unit_test(refused_opcodes),
 		cmocka_unit_test(truncated_input),
+		cmocka_unit_test(refused_names),
+		cmocka_unit_test(drops_by_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,6 +100,29 @@ static int search_exec_path(const char *name, char *out, size_t outlen)
 	return -ENOENT;
 }
 
+/* Why process pid's link (its exe or maps) cannot be read, in words, into err. */
+static void exe_unreadable(int pid, const char *link, int ret, char *err, size_t errlen)
+{
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "/proc/%d", pid);
+	if (access(dir, F_OK) < 0)
+		bc_set_err(err, errlen, "process %d is not running; check the pid", pid);
+	else if (ret == -EACCES || ret == -EPERM)
+		bc_set_err(err, errlen,
+			   "process %d runs, but %s cannot be read (%s): it is hidden from "
+			   "bpfcollect (another namespace, or protected), so it cannot be traced",
+			   pid, link, strerror(-ret));
+	else if (ret == -ENOENT)
+		bc_set_err(err, errlen,
+			   "process %d has no executable (a kernel thread, or it is exiting); "
+			   "-P attaches to running user processes",
+			   pid);
+	else
+		bc_set_err(err, errlen, "process %d: cannot read %s: %s", pid, link,
+			   strerror(-ret));
+}
+
 /* The canonical path of the target executable, not yet checked. */
 static int find_exe(const char *exe, int pid, char *out, size_t outlen, char *err, size_t errlen)
 {
@@ -118,8 +141,7 @@ static int find_exe(const char *exe, int pid, char *out, size_t outlen, char *er
 		len = readlink(link, buf, sizeof(buf) - 1);
 		if (len < 0) {
 			ret = -errno;
-			bc_set_err(err, errlen, "process %d: cannot read %s: %s (is it running?)",
-				   pid, link, strerror(-ret));
+			exe_unreadable(pid, link, ret, err, errlen);
 			return ret;
 		}
 		buf[len] = '\0';
@@ -230,8 +252,7 @@ static int maps_candidates(int pid, struct candidates *c, char *err, size_t errl
 	fp = fopen(maps, "re");
 	if (!fp) {
 		ret = -errno;
-		bc_set_err(err, errlen, "process %d: cannot read %s: %s (is it running?)", pid,
-			   maps, strerror(-ret));
+		exe_unreadable(pid, maps, ret, err, errlen);
 		return ret;
 	}
 	while ((len = getline(&line, &linecap, fp)) > 0) {

@@ -156,6 +156,7 @@ struct bc_er_info {
 	uint64_t exit_tstamp; /* exit event, ns after start (closed only) */
 	int exit_status;      /* wait(2) status of the root process, -1 unknown */
 	bool have_counts;     /* the end-of-run counts line was found */
+	int cut_short_errno;  /* a write failed with it (ENOSPC, ...): the rest was not written */
 	uint64_t lost[BC_LOSS_NR];
 	uint64_t events;	  /* records the agent delivered */
 	uint64_t bad_records;	  /* records the agent's decoder refused */

@@ -17,6 +17,7 @@
 #ifndef BPFCOLLECT_OUTFILE_H
 #define BPFCOLLECT_OUTFILE_H
 
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,5 +56,14 @@ int bc_outfile_commit(struct bc_outfile *o, char *err, size_t errlen);
  * keeps what it wrote (whole records of a live output). Idempotent.
  */
 void bc_outfile_abort(struct bc_outfile *o);
+
+/*
+ * The error of a stream write that just failed, as write(2) left errno
+ * (ENOSPC says more than EIO); -EIO when errno says nothing.
+ */
+static inline int bc_io_errno(void)
+{
+	return errno > 0 ? -errno : -EIO;
+}
 
 #endif /* BPFCOLLECT_OUTFILE_H */

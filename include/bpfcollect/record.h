@@ -52,7 +52,12 @@ enum bc_loss_class {
 	BC_LOSS_HEAP = 5,
 	BC_LOSS_SYNC = 6,
 	BC_LOSS_IO = 7,
-	BC_LOSS_NR = 8,
+	/*
+	 * Counted by the agent, never by BPF: records it read but could not
+	 * write, once an output failed (a full disk): the recording was cut short.
+	 */
+	BC_LOSS_UNWRITTEN = 8,
+	BC_LOSS_NR = 9,
 };
 
 #define BC_COMM_LEN  16

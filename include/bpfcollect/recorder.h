@@ -66,6 +66,7 @@ struct recorder {
 	bool timed_out;	     /* -t ended the recording */
 	int stop_signal;     /* the signal that ended recording, 0 if none */
 	bool root_exec_seen; /* the launch exec has come through the ring */
+	uint64_t unwritten;  /* records read once an output had failed (BC_LOSS_UNWRITTEN) */
 	bool root_reaped;
 	int root_status;
 	int sink_error;

@@ -178,3 +178,40 @@ test_unsafe_functions() {
 	check "named in the warnings" grep -q "not tracing .*setjmp in .*libc.*returns twice" "$d/lib.err"
 	rm -rf "$d"
 }
+
+test_disk_full() {
+	echo "# a full disk: the experiment says it was cut short, and by how much"
+	local d m rc
+	d=$(mktemp -d)
+	m="$d/small"
+	mkdir "$m"
+	if ! mount -t tmpfs -o size=1m bpfcollect-test "$m" 2>/dev/null; then
+		echo "# cannot mount a tmpfs here: skipped"
+		rm -rf "$d"
+		return
+	fi
+	(cd "$m" && "$BC" record -q -A off -o full.er -f er -f prf-csv -u 'tgt_*' \
+		-- "$TGT/calls" 20000 2 >/dev/null 2>"$d/rec.err")
+	rc=$?
+	cp "$m/full.csv" "$d/live.csv" 2>/dev/null
+	check_eq "record on a 1 MB file system: exit 1" 1 "$rc"
+	check "saying the disk is full and how many records were not written" \
+		grep -qE "No space left on device \(disk full\); the data written so far is kept, and [1-9][0-9]* records after it are counted as unwritten" "$d/rec.err"
+	check "gprofng opens what was written" gprofng_ok "$m/full.er"
+	"$BC" report "$m/full.er" header >"$d/hdr.txt" 2>&1
+	check_eq "report reads it: exit 0" 0 $?
+	check "the header says it was cut short, with the count" \
+		grep -qE '^Cut short: +No space left on device: [1-9][0-9]* records were not written' "$d/hdr.txt"
+	check "and the recording closed (its exit event fits the reserve)" \
+		bash -c "! grep -q 'the recorder died' '$d/hdr.txt'"
+	"$BC" convert "$m/full.er" -f prf-csv -o "$d/full.csv" 2>/dev/null
+	check "PRF says it as an ErrRec lost_unwritten" grep -q '^ErrRec,.*,agent,lost_unwritten,' "$d/full.csv"
+	"$BC" convert "$m/full.er" -f text -o "$d/full.txt" 2>/dev/null
+	check "the text format says it" grep -q 'lost unwritten count=[1-9]' "$d/full.txt"
+	"$BC" convert "$m/full.er" -f gtf -o "$d/full.gtf" 2>/dev/null
+	check "GTF has a loss record named unwritten" \
+		grep -q '^    lost .* name="unwritten"' <("$BC" gtf-dump --no-hex "$d/full.gtf")
+	check "the reserve is gone" test ! -e "$m/full.er/.bcreserve"
+	umount "$m"
+	rm -rf "$d"
+}

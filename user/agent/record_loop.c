@@ -119,9 +119,9 @@ static int exec_mappings(struct recorder *r, const struct bc_rec_exec *x)
 	return 0;
 }
 
-int bc_recorder_on_record(void *ctx, void *data, size_t size)
+/* One record into the state and the sinks; -errno when an output failed. */
+static int deliver(struct recorder *r, void *data, size_t size)
 {
-	struct recorder *r = ctx;
 	struct bc_event ev;
 	int rc;
 
@@ -154,7 +154,8 @@ int bc_recorder_on_record(void *ctx, void *data, size_t size)
 		break;
 	case BC_REC_PROC_EXIT:
 		bc_live_remove(&r->live, ev.rec->pid);
-		/* an attached root is not our child: its exit record is all there is of its status */
+		/* an attached root is not our child: its exit record is all there is of its status
+		 */
 		if (r->attached && ev.rec->pid == r->root_pid && !r->root_reaped) {
 			r->root_reaped = true;
 			r->root_status = ((const struct bc_rec_exit *)ev.rec)->exit_code;
@@ -192,6 +193,20 @@ int bc_recorder_on_record(void *ctx, void *data, size_t size)
 	return rc;
 }
 
+/*
+ * Once an output failed (a full disk), the records are still taken from the
+ * ring, so the tracing side never stalls, and counted as unwritten: the
+ * outputs say the recording was cut short, and by how much.
+ */
+int bc_recorder_on_record(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+
+	if (r->sink_error || deliver(r, data, size) < 0)
+		r->unwritten++;
+	return 0;
+}
+
 void bc_recorder_read_lost(struct recorder *r, uint64_t lost[BC_LOSS_NR])
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -210,6 +225,7 @@ void bc_recorder_read_lost(struct recorder *r, uint64_t lost[BC_LOSS_NR])
 		for (int c = 0; c < ncpu; c++)
 			lost[k] += vals[c];
 	}
+	lost[BC_LOSS_UNWRITTEN] += r->unwritten;
 	free(vals);
 }
 
@@ -231,8 +247,12 @@ int bc_recorder_emit_lost(struct recorder *r, uint64_t ktime)
 	if (!vals)
 		return -ENOMEM;
 	for (uint32_t k = 0; k < BC_LOSS_NR && rc == 0; k++) {
-		if (bpf_map_lookup_elem(fd, &k, vals) < 0)
+		if (k == BC_LOSS_UNWRITTEN) { /* the agent's own count, on one CPU */
+			memset(vals, 0, (size_t)ncpu * sizeof(*vals));
+			vals[0] = r->unwritten;
+		} else if (bpf_map_lookup_elem(fd, &k, vals) < 0) {
 			continue;
+		}
 		for (int c = 0; c < ncpu && rc == 0; c++) {
 			struct bc_rec_lost rec = {
 				.h = {.size = sizeof(rec),

@@ -183,6 +183,17 @@ static void print_header(const char *exp, const struct bc_er_info *info,
 	}
 	fprintf(out, "Recorded by: %s%s%s\n", info->collector ? info->collector : "?",
 		info->options ? ": " : "", info->options ? info->options : "");
+	if (info->cut_short_errno) {
+		uint64_t unwritten = info->lost[BC_LOSS_UNWRITTEN] > t->lost[BC_LOSS_UNWRITTEN]
+					     ? info->lost[BC_LOSS_UNWRITTEN]
+					     : t->lost[BC_LOSS_UNWRITTEN];
+
+		fprintf(out,
+			"Cut short:   %s: %" PRIu64
+			" records were not written; what came before is whole\n",
+			strerror(info->cut_short_errno), unwritten);
+		lost -= unwritten;
+	}
 	fprintf(out, "Events:      %" PRIu64 " read, %" PRIu64 " lost%s\n", info->events_read, lost,
 		lost ? " (the ring buffer was full: record with a larger --bufsize)" : "");
 	char *comments = bc_notes_read(exp);

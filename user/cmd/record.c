@@ -636,8 +636,10 @@ static int record_finish(struct record_run *x)
 	if (r->sink_error || rc < 0) {
 		int e = r->sink_error ? r->sink_error : rc;
 
-		bc_error("cannot write the experiment %s: %s%s; the data written so far is kept",
-			 x->exp_path, strerror(-e), e == -ENOSPC ? " (disk full)" : "");
+		bc_error("cannot write the experiment %s: %s%s; the data written so far is kept, "
+			 "and %" PRIu64 " records after it are counted as unwritten",
+			 x->exp_path, strerror(-e), e == -ENOSPC ? " (disk full)" : "",
+			 r->unwritten);
 		return e;
 	}
 	if (x->opts.archive && x->outputs.exp_path[0])

@@ -32,9 +32,11 @@ static const char *const rec_kind_names[KIND_LAST - KIND_FIRST + 1] = {
 };
 
 static const char *const loss_class_names[BC_LOSS_NR] = {
-	[BC_LOSS_FUNC] = "func",     [BC_LOSS_SYSCALL] = "syscall", [BC_LOSS_PROC] = "proc",
-	[BC_LOSS_SAMPLE] = "sample", [BC_LOSS_SCHED] = "sched",	    [BC_LOSS_HEAP] = "heap",
-	[BC_LOSS_SYNC] = "sync",     [BC_LOSS_IO] = "io",
+	[BC_LOSS_FUNC] = "func",	   [BC_LOSS_SYSCALL] = "syscall",
+	[BC_LOSS_PROC] = "proc",	   [BC_LOSS_SAMPLE] = "sample",
+	[BC_LOSS_SCHED] = "sched",	   [BC_LOSS_HEAP] = "heap",
+	[BC_LOSS_SYNC] = "sync",	   [BC_LOSS_IO] = "io",
+	[BC_LOSS_UNWRITTEN] = "unwritten",
 };
 
 static const char *const heap_fn_names[BC_HEAP_FN_NR] = {

@@ -311,6 +311,8 @@ static int comment_key(struct bc_er_info *info, const char *key, const char *val
 		info->bad_records = v;
 	else if (!strcmp(key, "records") && num)
 		info->records_written = v;
+	else if (!strcmp(key, "cut_errno") && num && v > 0 && v < 4096)
+		info->cut_short_errno = (int)v;
 	else if (!strncmp(key, "exp_", 4))
 		return session_key(info, key + 4, val, num ? &v : NULL);
 	for (int i = 0; i < BC_LOSS_NR; i++)

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 #include "bpfcollect/outmode.h"
 #include "er_ksyms.h"
 

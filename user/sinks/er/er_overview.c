@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 #include "bpfcollect/outmode.h"
 #include "er_overview.h"
 

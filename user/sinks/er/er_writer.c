@@ -31,6 +31,12 @@
 #include "bpfcollect/xml.h"
 
 #define DATA_BUF_SIZE (64 * 1024)
+/*
+ * Space held from the start, freed when a write fails for want of it, so
+ * the experiment can still say it was cut short, and close whole.
+ */
+#define RESERVE_NAME  ".bcreserve"
+#define RESERVE_BYTES (64 * 1024)
 #define NSEC_PER_SEC  1000000000ULL
 
 struct data_out {
@@ -40,6 +46,7 @@ struct data_out {
 	size_t buffered;  /* records in buf */
 	uint64_t size;	  /* bytes on disk: always a whole number of records */
 	uint64_t records; /* records on disk */
+	uint64_t dropped; /* records buffered when a write failed, not on disk */
 	int err;	  /* sticky: after a failed write the file is frozen */
 };
 
@@ -68,6 +75,9 @@ struct er_writer {
 	uint64_t (*live_segments)[2];
 	size_t n_live, cap_live;
 	struct er_ksyms *ksyms; /* a subexperiment's: it writes the symbols it needs at the end */
+	bool reserved;		/* RESERVE_NAME holds RESERVE_BYTES */
+	int cut_short;		/* the -errno a write failed with: the rest is not written */
+	uint64_t held_lost[BC_LOSS_NR]; /* LOST records since, written at the end */
 };
 
 static const struct bc_sink_ops er_ops;
@@ -139,10 +149,12 @@ static int data_flush(struct data_out *d)
 		return 0;
 	}
 	/* keep the records that made it whole; drop a torn one */
+	d->dropped += d->buffered;
 	while (keep + sizeof(struct bc_rec_head) <= done &&
 	       keep + rec_size(d->buf + keep) <= done) {
 		keep += rec_size(d->buf + keep);
 		d->records++;
+		d->dropped--;
 	}
 	if (keep != done && ftruncate(d->fd, (off_t)(d->size + keep)) < 0)
 		err = -errno;
@@ -216,6 +228,69 @@ int bc_er_sink_log_event(struct bc_sink *sink, uint64_t ktime, const char *kind,
 	er_sb_printf(&b, "\" %s/>\n", attrs ? attrs : "");
 	err = b.oom ? -ENOMEM : write_sb(w->log_fd, &w->log_size, &b);
 	free(b.s);
+	return err;
+}
+
+/* RESERVE_BYTES held for the end; without them (no room already, no fallocate) it goes on. */
+static void reserve_space(struct er_writer *w)
+{
+	int fd = bc_out_openat(w->dirfd, RESERVE_NAME, O_WRONLY | O_EXCL | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	w->reserved = posix_fallocate(fd, 0, RESERVE_BYTES) == 0;
+	close(fd);
+	if (!w->reserved)
+		unlinkat(w->dirfd, RESERVE_NAME, 0);
+}
+
+static void release_reserve(struct er_writer *w)
+{
+	if (w->reserved)
+		unlinkat(w->dirfd, RESERVE_NAME, 0);
+	w->reserved = false;
+}
+
+/*
+ * A write failed for want of space: with the reserve freed, what the
+ * agent counted since (the LOST records it held, the records a failed
+ * write dropped as unwritten) goes into proctrace, so every reader and
+ * format sees the cut, and says "cut short" in log.xml.
+ */
+static int write_cut_short(struct er_writer *w, struct er_strbuf *log)
+{
+	struct data_out *d = &w->data[BC_ER_PROCTRACE];
+	struct er_strbuf t = {0};
+	int err = 0;
+
+	release_reserve(w);
+	for (int i = 0; i < BC_ER_NFILES; i++)
+		w->held_lost[BC_LOSS_UNWRITTEN] += w->data[i].dropped;
+	d->err = 0; /* whole records up to the failure: appending is safe again */
+	for (unsigned int c = 0; c < BC_LOSS_NR && !err; c++) {
+		struct bc_rec_lost rec = {
+			.h = {.size = sizeof(rec),
+			      .kind = BC_REC_LOST,
+			      .pid = w->root_pid,
+			      .ktime = w->last_ktime},
+			.loss_class = c,
+			.count = w->held_lost[c],
+		};
+
+		if (!rec.count)
+			continue;
+		if (d->used + sizeof(rec) > DATA_BUF_SIZE)
+			err = data_flush(d);
+		memcpy(d->buf + d->used, &rec, sizeof(rec));
+		d->used += sizeof(rec);
+		d->buffered++;
+	}
+	if (!err)
+		err = data_flush(d);
+	er_sb_printf(&t, "bpfcollect: cut short cut_errno=%d unwritten=%llu", -w->cut_short,
+		     (unsigned long long)w->held_lost[BC_LOSS_UNWRITTEN]);
+	er_sb_comment(log, &t);
+	free(t.s);
 	return err;
 }
 
@@ -340,6 +415,7 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 		err = write_functions(w, s->funcs);
 	if (err)
 		return err;
+	reserve_space(w);
 
 	er_sb_header(&b, s);
 	w->offcpu_clock = s->offcpu && s->root_pid;
@@ -396,15 +472,12 @@ static int add_gprofng_packets(struct er_writer *w, const struct bc_rec_head *h)
 	return 0;
 }
 
-static int er_event(struct bc_sink *sink, const struct bc_event *ev)
+static int add_event(struct er_writer *w, const struct bc_event *ev)
 {
-	struct er_writer *w = (struct er_writer *)sink;
 	const struct bc_rec_head *h = ev->rec;
 	struct data_out *d;
 	int f, err;
 
-	if (!w->begun || w->ended || !h)
-		return -EINVAL;
 	/* the reader frames records by size: a bad one would corrupt the rest of the file */
 	if (h->size < sizeof(*h) || (h->size & 7))
 		return -EINVAL;
@@ -454,6 +527,36 @@ static int er_event(struct bc_sink *sink, const struct bc_event *ev)
 			return err;
 	}
 	return 0;
+}
+
+/* The disk (or quota, or file size limit) is full: nothing more fits. */
+static bool out_of_space(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EFBIG;
+}
+
+static int er_event(struct bc_sink *sink, const struct bc_event *ev)
+{
+	struct er_writer *w = (struct er_writer *)sink;
+	const struct bc_rec_head *h = ev->rec;
+	int err;
+
+	if (!w->begun || w->ended || !h)
+		return -EINVAL;
+	if (w->cut_short) {
+		/* the agent's counts, of what it could not write too: kept for the end */
+		if (h->kind == BC_REC_LOST) {
+			const struct bc_rec_lost *l = (const void *)h;
+
+			w->held_lost[l->loss_class] += l->count;
+			return 0;
+		}
+		return w->cut_short;
+	}
+	err = add_event(w, ev);
+	if (out_of_space(err))
+		w->cut_short = err;
+	return err;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -590,6 +693,13 @@ static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 
 	/* data first: a reader that sees the exit event may trust the data files are complete */
 	err = flush_all(w);
+	if (out_of_space(err) && !w->cut_short)
+		w->cut_short = err;
+	if (w->cut_short) {
+		/* said, and no error of this writer's any more: the agent reports the cut */
+		err = write_cut_short(w, &b);
+	}
+	release_reserve(w);
 	e2 = write_kernel_symbols(w);
 	if (!err)
 		err = e2;
@@ -608,7 +718,9 @@ static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 		records += w->data[i].records;
 	er_sb_printf(&t, "bpfcollect: lost");
 	for (unsigned int c = 0; c < BC_LOSS_NR; c++)
-		er_sb_printf(&t, " %s=%llu", bc_loss_class_name(c), (unsigned long long)e->lost[c]);
+		er_sb_printf(&t, " %s=%llu", bc_loss_class_name(c),
+			     (unsigned long long)(e->lost[c] > w->held_lost[c] ? e->lost[c]
+									       : w->held_lost[c]));
 	er_sb_printf(&t, " events=%llu", (unsigned long long)e->events);
 	er_sb_comment(&b, &t);
 	t.len = 0;
@@ -639,6 +751,7 @@ static void er_destroy(struct bc_sink *sink)
 	/* an agent that stops without end() still leaves its records (experiment "not closed") */
 	if (w->begun && !w->ended) {
 		flush_all(w);
+		release_reserve(w);
 		write_kernel_symbols(w);
 	}
 	er_ksyms_release(w->ksyms);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/outfile.h"
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/containers.h"
 #include "bpfcollect/gtf.h"
@@ -288,7 +289,7 @@ static int flush_pending(struct gtf_sink *t, bool all)
 		if (!all && t->pend[n].ktime + WINDOW_NS > t->newest)
 			break;
 		if (!rc && fwrite(t->pend[n].bytes, 1, t->pend[n].len, t->out) != t->pend[n].len)
-			rc = -EIO;
+			rc = bc_io_errno();
 		free(t->pend[n].bytes);
 	}
 	memmove(t->pend, t->pend + n, (t->npend - n) * sizeof(*t->pend));
@@ -362,7 +363,7 @@ static int gtf_flush(struct bc_sink *s)
 	struct gtf_sink *t = (struct gtf_sink *)s;
 	int rc = flush_pending(t, false);
 
-	return fflush(t->out) && !rc ? -EIO : rc;
+	return fflush(t->out) && !rc ? bc_io_errno() : rc;
 }
 
 static int gtf_end(struct bc_sink *s, const struct bc_session_end *end)
@@ -372,7 +373,7 @@ static int gtf_end(struct bc_sink *s, const struct bc_session_end *end)
 
 	(void)end;
 	if ((fflush(t->out) || ferror(t->out)) && !rc)
-		rc = -EIO;
+		rc = bc_io_errno();
 	return rc;
 }
 

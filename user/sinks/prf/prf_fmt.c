@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bpfcollect/outfile.h"
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/containers.h"
 #include "bpfcollect/prf.h"
@@ -343,7 +344,7 @@ int bc_prf_write_hexdump(FILE *out, const uint8_t *data, size_t len)
 			fputc(data[i] >= 0x20 && data[i] < 0x7f ? data[i] : '.', out);
 		fputc('\n', out);
 	}
-	return ferror(out) ? -EIO : 0;
+	return ferror(out) ? bc_io_errno() : 0;
 }
 
 /* ---------------------------------------------------------------- records */
@@ -455,7 +456,7 @@ int bc_prf_write(FILE *out, const struct bc_prf_opts *o, const struct bc_prf_rec
 		write_dump(out, o, &f, r);
 	else
 		write_csv(out, o, &f, r->err);
-	return ferror(out) ? -EIO : 0;
+	return ferror(out) ? bc_io_errno() : 0;
 }
 
 /* ------------------------------------------------------------ values */

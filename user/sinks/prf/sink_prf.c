@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpfcollect/outfile.h"
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/hostinfo.h"
 #include "bpfcollect/names.h"
@@ -589,7 +590,7 @@ static int prf_begin(struct bc_sink *s, const struct bc_session *sess)
 		snprintf(t->comm, sizeof(t->comm), "%.*s", BC_COMM_LEN - 1, base ? base + 1 : cmd);
 	}
 	write_header(p);
-	return ferror(p->out) ? -EIO : 0;
+	return ferror(p->out) ? bc_io_errno() : 0;
 }
 
 static int prf_event(struct bc_sink *s, const struct bc_event *ev)
@@ -672,7 +673,7 @@ static int prf_event(struct bc_sink *s, const struct bc_event *ev)
 
 static int prf_flush(struct bc_sink *s)
 {
-	return fflush(((struct prf_sink *)s)->out) ? -EIO : 0;
+	return fflush(((struct prf_sink *)s)->out) ? bc_io_errno() : 0;
 }
 
 static int prf_end(struct bc_sink *s, const struct bc_session_end *end)
@@ -687,7 +688,7 @@ static int prf_end(struct bc_sink *s, const struct bc_session_end *end)
 			rc = close_frames(p, &p->threads[i], when, 0, CLOSE_AT_END);
 	write_header(p);
 	if (fflush(p->out) || ferror(p->out))
-		return -EIO;
+		return bc_io_errno();
 	return rc;
 }
 

@@ -291,7 +291,7 @@ static int write_line(struct rtl_sink *t, const struct pending *l)
 	bc_rtl_line(t->line, sizeof(t->line), (l->ktime - p->first_ktime) / 1000000, l->tid,
 		    l->kind, l->scope, l->msg, strlen(l->msg), l->marker);
 	if (fputs(t->line, p->file.f) < 0)
-		return -EIO;
+		return bc_io_errno();
 	if (!l->last)
 		return 0;
 	p->closed = true;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdbool.h>
 
+#include "bpfcollect/outfile.h"
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/containers.h"
 #include "bpfcollect/names.h"
@@ -439,7 +440,7 @@ static int text_event(struct bc_sink *s, const struct bc_event *ev)
 	else
 		fprintf(t->out, "kind_0x%x -", h->kind);
 	fputc('\n', t->out);
-	return ferror(t->out) ? -EIO : 0;
+	return ferror(t->out) ? bc_io_errno() : 0;
 }
 
 static void text_destroy(struct bc_sink *s)

@@ -23,6 +23,7 @@
 #include "bpfcollect/state.h"
 #include "bpfcollect/syscalls.h"
 #include "gtf_layout.h"
+#include "../reorder.h"
 
 #define WINDOW_NS     (50ull * 1000000)
 #define FLUSH_RECORDS 8192
@@ -43,9 +44,7 @@ struct gtf_sink {
 	struct bc_gtf_opts opts;
 	int64_t wall_offset_ns;
 	const struct bc_state *state;
-	struct pending *pend;
-	size_t npend, cappend;
-	uint64_t newest;
+	struct bc_reorder q; /* of struct pending */
 	uint8_t data[DATA_MAX];
 	size_t len; /* of data */
 	bool full;  /* data ran out of room */
@@ -276,25 +275,25 @@ static int pending_cmp(const void *a, const void *b)
 	return c ? c : x->len < y->len ? -1 : x->len > y->len;
 }
 
+static int emit_record(void *ctx, void *item)
+{
+	struct gtf_sink *t = ctx;
+	struct pending *p = item;
+	int rc = fwrite(p->bytes, 1, p->len, t->out) == p->len ? 0 : bc_io_errno();
+
+	free(p->bytes);
+	return rc;
+}
+
+static void drop_record(void *item)
+{
+	free(((struct pending *)item)->bytes);
+}
+
 /* Writes what can no longer be overtaken (everything when all). */
 static int flush_pending(struct gtf_sink *t, bool all)
 {
-	size_t n = 0;
-	int rc = 0;
-
-	if (!t->npend)
-		return 0;
-	qsort(t->pend, t->npend, sizeof(*t->pend), pending_cmp);
-	for (; n < t->npend; n++) {
-		if (!all && t->pend[n].ktime + WINDOW_NS > t->newest)
-			break;
-		if (!rc && fwrite(t->pend[n].bytes, 1, t->pend[n].len, t->out) != t->pend[n].len)
-			rc = bc_io_errno();
-		free(t->pend[n].bytes);
-	}
-	memmove(t->pend, t->pend + n, (t->npend - n) * sizeof(*t->pend));
-	t->npend -= n;
-	return rc;
+	return bc_reorder_flush(&t->q, all, emit_record, t);
 }
 
 /* ------------------------------------------------------------ the sink */
@@ -320,6 +319,7 @@ static int gtf_event(struct bc_sink *s, const struct bc_event *ev)
 	const struct bc_proc *p = t->state && h->pid ? bc_state_proc(t->state, h->pid) : NULL;
 	struct bc_gtf_head head = {.eid = h->kind, .tod = tod_of(t, h->ktime), .ascb = h->pid};
 	struct pending *q;
+	uint8_t *bytes;
 	long n;
 	int rc;
 
@@ -330,23 +330,22 @@ static int gtf_event(struct bc_sink *s, const struct bc_event *ev)
 	rc = event_data(t, ev, l);
 	if (rc)
 		return rc;
-	if (BC_GROW(t->pend, t->cappend, t->npend + 1))
+	bytes = malloc(bc_gtf_encoded_size(t->len));
+	if (!bytes)
 		return -ENOMEM;
-	q = &t->pend[t->npend];
-	*q = (struct pending){.ktime = h->ktime, .seq = h->seq, .tid = h->tid, .kind = h->kind};
-	q->bytes = malloc(bc_gtf_encoded_size(t->len));
-	if (!q->bytes)
-		return -ENOMEM;
-	n = bc_gtf_encode(q->bytes, bc_gtf_encoded_size(t->len), &head, t->data, t->len);
-	if (n < 0) {
-		free(q->bytes);
-		return (int)n;
+	n = bc_gtf_encode(bytes, bc_gtf_encoded_size(t->len), &head, t->data, t->len);
+	q = n < 0 ? NULL : bc_reorder_push(&t->q, h->ktime);
+	if (!q) {
+		free(bytes);
+		return n < 0 ? (int)n : -ENOMEM;
 	}
-	q->len = (uint32_t)n;
-	t->npend++;
-	if (h->ktime > t->newest)
-		t->newest = h->ktime;
-	return t->npend >= FLUSH_RECORDS ? flush_pending(t, false) : 0;
+	*q = (struct pending){.ktime = h->ktime,
+			      .seq = h->seq,
+			      .tid = h->tid,
+			      .kind = h->kind,
+			      .len = (uint32_t)n,
+			      .bytes = bytes};
+	return t->q.n >= FLUSH_RECORDS ? flush_pending(t, false) : 0;
 }
 
 static int gtf_begin(struct bc_sink *s, const struct bc_session *sess)
@@ -381,9 +380,7 @@ static void gtf_destroy(struct bc_sink *s)
 {
 	struct gtf_sink *t = (struct gtf_sink *)s;
 
-	for (size_t i = 0; i < t->npend; i++)
-		free(t->pend[i].bytes);
-	free(t->pend);
+	bc_reorder_free(&t->q, drop_record);
 	free(t);
 }
 
@@ -403,6 +400,7 @@ struct bc_sink *bc_gtf_sink_new(FILE *out, const struct bc_gtf_opts *o)
 	if (!t)
 		return NULL;
 	t->base.ops = &gtf_ops;
+	bc_reorder_init(&t->q, sizeof(struct pending), WINDOW_NS, pending_cmp);
 	t->out = out;
 	t->opts = *o;
 	return &t->base;

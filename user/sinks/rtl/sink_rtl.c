@@ -22,6 +22,7 @@
 #include "bpfcollect/outfile.h"
 #include "bpfcollect/rtl.h"
 #include "bpfcollect/state.h"
+#include "../reorder.h"
 #include "rtl_sink.h"
 
 #define WINDOW_NS   (50ull * 1000000)
@@ -76,9 +77,7 @@ struct rtl_sink {
 	uint8_t *func_msg;  /* by function id: 0 not looked at, 1 no, 2 + N its message arg N */
 	size_t nfunc_scopes;
 	struct bc_rtl_opts opts;
-	struct pending *pend;
-	size_t npend, cappend;
-	uint64_t newest;
+	struct bc_reorder q; /* of struct pending */
 	char line[BC_RTL_LINE_MAX];
 	char msg[MSG_MAX];
 	int error;
@@ -204,11 +203,13 @@ static const char *func_scope(struct rtl_sink *t, const struct bc_func *f)
 static int add_line(struct rtl_sink *t, const struct rtl_proc *p, const struct bc_rec_head *h,
 		    uint32_t sub, char kind, const char *scope, const char *msg, bool marker)
 {
-	struct pending *l;
+	char *copy = strdup(msg);
+	struct pending *l = copy ? bc_reorder_push(&t->q, h->ktime) : NULL;
 
-	if (BC_GROW(t->pend, t->cappend, t->npend + 1))
+	if (!l) {
+		free(copy);
 		return -ENOMEM;
-	l = &t->pend[t->npend];
+	}
 	*l = (struct pending){.ktime = h->ktime,
 			      .seq = h->seq,
 			      .proc = (uint32_t)(p - t->procs),
@@ -217,12 +218,7 @@ static int add_line(struct rtl_sink *t, const struct rtl_proc *p, const struct b
 			      .kind = kind,
 			      .marker = marker,
 			      .scope = scope,
-			      .msg = strdup(msg)};
-	if (!l->msg)
-		return -ENOMEM;
-	t->npend++;
-	if (h->ktime > t->newest)
-		t->newest = h->ktime;
+			      .msg = copy};
 	return 0;
 }
 
@@ -300,24 +296,24 @@ static int write_line(struct rtl_sink *t, const struct pending *l)
 	return rc;
 }
 
+static int emit_line(void *ctx, void *item)
+{
+	struct pending *l = item;
+	int rc = write_line(ctx, l);
+
+	free(l->msg);
+	return rc;
+}
+
+static void drop_line(void *item)
+{
+	free(((struct pending *)item)->msg);
+}
+
 /* Writes what can no longer be overtaken (everything when all). */
 static int flush(struct rtl_sink *t, bool all)
 {
-	size_t n = 0;
-	int rc = 0;
-
-	if (!t->npend)
-		return 0;
-	qsort(t->pend, t->npend, sizeof(*t->pend), line_cmp);
-	for (; n < t->npend && !rc; n++) {
-		if (!all && t->pend[n].ktime + WINDOW_NS > t->newest)
-			break;
-		rc = write_line(t, &t->pend[n]);
-		free(t->pend[n].msg);
-	}
-	memmove(t->pend, t->pend + n, (t->npend - n) * sizeof(*t->pend));
-	t->npend -= n;
-	return rc;
+	return bc_reorder_flush(&t->q, all, emit_line, t);
 }
 
 /* ------------------------------------------------------------ events */
@@ -390,7 +386,7 @@ static int on_process_exit(struct rtl_sink *t, struct rtl_proc *p, const struct 
 	if (!rc && h->kind == BC_REC_PROC_EXIT) {
 		p->exited = true;
 		/* the root's file stays open for the losses the recording counts at its end */
-		t->pend[t->npend - 1].last = p->pid != t->root_pid;
+		((struct pending *)bc_reorder_last(&t->q))->last = p->pid != t->root_pid;
 	}
 	return rc;
 }
@@ -463,7 +459,7 @@ static int rtl_event(struct bc_sink *s, const struct bc_event *ev)
 		if (h->kind == BC_REC_SYS_EXIT)
 			th->enter_size = 0;
 	}
-	if (!rc && t->npend >= FLUSH_LINES)
+	if (!rc && t->q.n >= FLUSH_LINES)
 		rc = flush(t, false);
 	return rc;
 }
@@ -513,9 +509,7 @@ static void rtl_destroy(struct bc_sink *s)
 {
 	struct rtl_sink *t = (struct rtl_sink *)s;
 
-	for (size_t i = 0; i < t->npend; i++)
-		free(t->pend[i].msg);
-	free(t->pend);
+	bc_reorder_free(&t->q, drop_line);
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct rtl_proc *p = &t->procs[i];
 
@@ -557,6 +551,7 @@ struct bc_sink *bc_rtl_sink_new(const char *prefix, bool replace, const char *pr
 		return NULL;
 	}
 	t->base.ops = &rtl_ops;
+	bc_reorder_init(&t->q, sizeof(struct pending), WINDOW_NS, line_cmp);
 	if (snprintf(t->prefix, sizeof(t->prefix), "%s", prefix) >= (int)sizeof(t->prefix) - 32) {
 		snprintf(err, errlen, "-f rtl: the prefix '%s' is too long", prefix);
 		free(t);

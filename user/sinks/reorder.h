@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A reorder buffer for the sinks that write in time order (RTL, GTF):
+ * items wait until nothing older can arrive (the ring's order differs from
+ * time order only between CPUs, by far less than the window), then leave
+ * sorted, so a live recording and its later conversion write the same
+ * bytes. Each item is a struct of the sink's whose first member is its
+ * time, a uint64_t ktime.
+ */
+#ifndef BPFCOLLECT_SINKS_REORDER_H
+#define BPFCOLLECT_SINKS_REORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bc_reorder {
+	char *items;
+	size_t n, cap, size;
+	uint64_t newest, window_ns;
+	int (*cmp)(const void *a, const void *b); /* a total order, time first */
+};
+
+void bc_reorder_init(struct bc_reorder *q, size_t size, uint64_t window_ns,
+		     int (*cmp)(const void *a, const void *b));
+/* A zeroed slot at the end for an item of ktime (the caller fills it); NULL: no memory. */
+void *bc_reorder_push(struct bc_reorder *q, uint64_t ktime);
+/* The item pushed last; NULL when none waits. */
+void *bc_reorder_last(struct bc_reorder *q);
+/*
+ * Hands emit, in order, every item that can no longer be overtaken (all:
+ * every item); emit consumes it (frees what it owns) whatever it returns.
+ * Stops at emit's first error, which it returns; the rest keeps waiting.
+ */
+int bc_reorder_flush(struct bc_reorder *q, bool all, int (*emit)(void *ctx, void *item), void *ctx);
+/* drop(item) for every waiting item (NULL: none to call), then frees the buffer. */
+void bc_reorder_free(struct bc_reorder *q, void (*drop)(void *item));
+
+#endif

@@ -98,11 +98,13 @@ struct {
  */
 const volatile bool trace_all __weak = false;
 const volatile __u32 agent_tgid __weak = 0;
+/* The agent's detacher (user/agent/detacher.c), as little traced as the agent. */
+volatile __u32 detacher_tgid __weak = 0;
 
 static __always_inline bool pid_is_traced(__u32 tgid)
 {
 	if (trace_all)
-		return tgid != 0 && tgid != agent_tgid;
+		return tgid != 0 && tgid != agent_tgid && tgid != detacher_tgid;
 	return bpf_map_lookup_elem(&traced_pids, &tgid) != NULL;
 }
 

@@ -13,6 +13,7 @@
 
 #include "bpfcollect/attach.h"
 #include "bpfcollect/containers.h"
+#include "bpfcollect/detacher.h"
 #include "bpfcollect/launch.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"
@@ -67,6 +68,7 @@ struct recorder {
 	int stop_signal;     /* the signal that ended recording, 0 if none */
 	bool root_exec_seen; /* the launch exec has come through the ring */
 	uint64_t unwritten;  /* records read once an output had failed (BC_LOSS_UNWRITTEN) */
+	struct bc_detacher detacher; /* second owner of the uprobe links (bpfcollect/detacher.h) */
 	bool root_reaped;
 	int root_status;
 	int sink_error;

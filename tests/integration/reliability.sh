@@ -215,3 +215,49 @@ test_disk_full() {
 	umount "$m"
 	rm -rf "$d"
 }
+
+# uprobe_multi links on the machine, as bpftool lists them.
+uprobe_links() { bpftool link show 2>/dev/null | grep -cE '^[0-9]+: (uprobe_multi|type 12) '; }
+
+test_killed_agent() {
+	echo "# a SIGKILLed agent is gone at once, and its probes go in the safe order"
+	if ! command -v bpftool >/dev/null; then
+		echo "# no bpftool: skipped"
+		return
+	fi
+	local d rp tp before during after i
+	d=$(mktemp -d)
+	before=$(uprobe_links)
+	# main and the workers' loops are probed: frames that outlive the recording
+	(cd "$d" && exec "$BC" record -q -o k.er -u main -u 'tgt_*' -- "$TGT/calls" 1000000000 2 \
+		>/dev/null 2>k.err) &
+	rp=$!
+	wait_for "$d/k.er/log.xml" 'bpfcollect: command:'
+	sleep 1
+	tp=$(pgrep -f "^$TGT/calls 1000000000 2" | head -1)
+	during=$(uprobe_links)
+	check "the recording attached its probes ($during links, $before before)" test "$during" -gt "$before"
+	kill -KILL $rp
+	for i in $(seq 50); do
+		kill -0 $rp 2>/dev/null || break
+		sleep 0.1
+	done
+	check "the killed agent is gone within 5 s (not stuck in a detach)" bash -c "! kill -0 $rp 2>/dev/null"
+	wait $rp 2>/dev/null
+	for i in $(seq 50); do
+		after=$(uprobe_links)
+		[ "$after" -le "$before" ] && break
+		sleep 0.1
+	done
+	check_eq "and within 5 s nothing of it stays attached" "$before" "$after"
+	check "the target still runs, untraced" kill -0 "$tp"
+	kill -KILL "$tp" 2>/dev/null
+	for i in $(seq 50); do
+		kill -0 "$tp" 2>/dev/null || break
+		sleep 0.1
+	done
+	"$BC" report "$d/k.er" header >"$d/r.txt" 2>&1
+	check_eq "report reads what it wrote: exit 0" 0 $?
+	check "and says its recorder died" grep -q "the recorder died" "$d/r.txt"
+	rm -rf "$d"
+}

@@ -18,6 +18,56 @@
 #include "bpfcollect/syscall_filter.h"
 #include "bpfcollect/uprobe_multi.h"
 
+/* Every uprobe link the detacher should hold: kind 1 the return probes', else the rest. */
+static int link_fds(const struct recorder *r, int kind, int **out, size_t *n)
+{
+	const struct bc_attachment *a = &r->att;
+	size_t cap = a->n_link_fds[kind] + a->n_links[kind] +
+		     (kind ? 0 : r->n_ldso_fds + r->n_ldso_links + r->warm.n_links);
+	int *v = cap ? malloc(cap * sizeof(*v)) : NULL;
+
+	*out = v;
+	*n = 0;
+	if (cap && !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n_link_fds[kind]; i++)
+		v[(*n)++] = a->link_fds[kind][i];
+	for (size_t i = 0; i < a->n_links[kind]; i++)
+		if (a->links[kind][i])
+			v[(*n)++] = bpf_link__fd(a->links[kind][i]);
+	for (size_t i = 0; !kind && i < r->n_ldso_fds; i++)
+		v[(*n)++] = r->ldso_fds[i];
+	for (size_t i = 0; !kind && i < r->n_ldso_links; i++)
+		if (r->ldso_links[i])
+			v[(*n)++] = bpf_link__fd(r->ldso_links[i]);
+	for (size_t i = 0; !kind && i < r->warm.n_links; i++)
+		v[(*n)++] = r->warm.links[i];
+	return 0;
+}
+
+/*
+ * Gives the detacher its references (bpfcollect/detacher.h), so a killed
+ * agent leaves nothing attached and hangs in no detach. Without one (it
+ * cannot start) the recording goes on as before.
+ */
+static void hand_to_detacher(struct recorder *r)
+{
+	int *ret = NULL, *other = NULL;
+	size_t n_ret = 0, n_other = 0;
+
+	r->detacher.sock = -1;
+	bc_uprobe_warm_wait(&r->warm); /* its links too */
+	if (link_fds(r, 1, &ret, &n_ret) == 0 && link_fds(r, 0, &other, &n_other) == 0 &&
+	    n_ret + n_other &&
+	    bc_detacher_start(&r->detacher, &r->skel->bss->entries_stopped,
+			      &r->skel->bss->detacher_tgid) == 0 &&
+	    (bc_detacher_hand(&r->detacher, ret, n_ret, true) < 0 ||
+	     bc_detacher_hand(&r->detacher, other, n_other, false) < 0))
+		bc_detacher_release(&r->detacher);
+	free(ret);
+	free(other);
+}
+
 int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 {
 	bool multi = !r->opts->no_multi && bc_uprobe_multi_supported();
@@ -168,6 +218,7 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	rc = bc_recorder_hook_ldso(r);
 	if (rc < 0)
 		return rc;
+	hand_to_detacher(r);
 	r->ring = ring_buffer__new(bpf_map__fd(r->skel->maps.events), bc_recorder_on_ring, r, NULL);
 	if (!r->ring) {
 		rc = -errno;

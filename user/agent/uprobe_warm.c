@@ -83,14 +83,13 @@ static int empty_program(void)
 /*
  * Registers a probe every WARM_PERIOD_MS (the first pays the wait, the
  * others find the switch made and keep it made: each registration is a
- * writer) until the real probes come, then removes them, in the background.
+ * writer) until the real probes come. The links stay (w->links): removed
+ * now, one could wait behind the real probes' pending returns.
  */
 static void *warm_loop(void *arg)
 {
 	struct bc_uprobe_warm *w = arg;
 	struct pollfd go = {.fd = w->go[0], .events = POLLIN};
-	int links[BC_UPROBE_WARM_MAX];
-	size_t n = 0;
 
 	do {
 		int link = bc_uprobe_multi_attach(w->prog_fd, w->exe, &w->offset, NULL, 1, false,
@@ -98,11 +97,8 @@ static void *warm_loop(void *arg)
 
 		if (link < 0)
 			break; /* nothing to gain: the real probes pay the wait */
-		links[n++] = link;
-	} while (n < BC_UPROBE_WARM_MAX && poll(&go, 1, WARM_PERIOD_MS) == 0);
-	/* the real probes are being attached: ours go, before any of theirs can be pending */
-	while (n)
-		close(links[--n]);
+		w->links[w->n_links++] = link;
+	} while (w->n_links < BC_UPROBE_WARM_MAX && poll(&go, 1, WARM_PERIOD_MS) == 0);
 	return NULL;
 }
 
@@ -129,12 +125,19 @@ void bc_uprobe_warm_release(struct bc_uprobe_warm *w)
 	w->go[1] = -1;
 }
 
-void bc_uprobe_warm_free(struct bc_uprobe_warm *w)
+void bc_uprobe_warm_wait(struct bc_uprobe_warm *w)
 {
 	bc_uprobe_warm_release(w);
 	if (w->started)
 		pthread_join(w->thread, NULL);
 	w->started = false;
+}
+
+void bc_uprobe_warm_free(struct bc_uprobe_warm *w)
+{
+	bc_uprobe_warm_wait(w);
+	while (w->n_links)
+		close(w->links[--w->n_links]);
 	if (w->go[0] >= 0)
 		close(w->go[0]);
 	if (w->prog_fd >= 0)

@@ -292,6 +292,7 @@ static void record_new(struct record_run *x)
 	x->r.opts = &x->opts;
 	x->r.child.release_fd = x->r.child.error_fd = -1;
 	x->r.tracefs_fd = -1;
+	x->r.detacher.sock = -1;
 	x->exp_path = "";
 	x->sigfd = -1;
 	x->exit_code = 1;
@@ -611,7 +612,8 @@ static int record_finish(struct record_run *x)
 
 	x->n_probes = r->att.n_probes;
 	bc_recorder_stop_profile(r);
-	/* entries stop first, then returns detach, then entries: see bc_detach_functions */
+	/* the detacher lets go; entries stop, returns detach, then entries: bc_detach_functions */
+	bc_detacher_release(&r->detacher);
 	bc_recorder_stop_entries(r);
 	bc_detach_functions(&r->att);
 	bc_recorder_unhook_ldso(r);
@@ -706,6 +708,7 @@ static void record_free(struct record_run *x)
 	if (r->child.pid > 0 && !r->root_reaped && (r->child.release_fd >= 0))
 		bc_launch_abort(&r->child);
 	bc_recorder_stop_profile(r);
+	bc_detacher_release(&r->detacher);
 	bc_recorder_stop_entries(r);
 	bc_detach_functions(&r->att);
 	bc_recorder_unhook_ldso(r);

@@ -261,3 +261,79 @@ test_killed_agent() {
 	check "and says its recorder died" grep -q "the recorder died" "$d/r.txt"
 	rm -rf "$d"
 }
+
+# One fault: the agent recording in MODE gets SIGNAL mid-run. After it: the
+# agent gone within 5 s, the machine's uprobe links as before, gprofng opens
+# the experiment with no errors, report and convert read it.
+fault_case() { # fault_case DIR MODE SIGNAL
+	local d=$1 mode=$2 sig=$3 exp="$1/$2-$3.er" rp tp="" before i args=()
+	before=$(uprobe_links)
+	case $mode in
+	launched) args=(-u main -u 'tgt_*' -- "$TGT/calls" 1000000000 2) ;;
+	profile) args=(-p on -u 'tgt_*' -- "$TGT/calls" 1000000000 2) ;;
+	heap) args=(-H on -u 'tgt_*' -- "$TGT/calls" 1000000000 2) ;;
+	io) args=(-i on --syscalls -u 'tgt_*' -- "$TGT/calls" 1000000000 2) ;;
+	kernel) args=(-k -u 'tgt_*' -- "$TGT/calls" 1000000000 2) ;;
+	system) args=(-a -t 30) ;;
+	attach)
+		"$TGT/calls" 1000000000 2 >/dev/null 2>&1 &
+		tp=$!
+		sleep 0.2
+		args=(-u 'tgt_*' -P "$tp")
+		;;
+	esac
+	"$BC" record -q -o "$exp" "${args[@]}" >/dev/null 2>"$d/$mode-$sig.err" &
+	rp=$!
+	wait_for "$exp/log.xml" 'bpfcollect: (command|clock)' >/dev/null 2>&1
+	sleep 0.8
+	[ -n "$tp" ] || tp=$(pgrep -f "^$TGT/calls 1000000000 2" | head -1)
+	kill "-$sig" $rp
+	for i in $(seq 50); do
+		kill -0 $rp 2>/dev/null || break
+		sleep 0.1
+	done
+	local gone=yes
+	kill -0 $rp 2>/dev/null && gone=no
+	wait $rp 2>/dev/null
+	for i in $(seq 50); do
+		[ "$(uprobe_links)" -le "$before" ] && break
+		sleep 0.1
+	done
+	[ -n "$tp" ] && kill -KILL "$tp" 2>/dev/null
+	check_eq "$mode, SIG$sig: the agent is gone within 5 s" yes "$gone"
+	check_eq "$mode, SIG$sig: nothing of it stays attached" "$before" "$(uprobe_links)"
+	check "$mode, SIG$sig: gprofng opens the experiment" gprofng_ok "$exp"
+	check "$mode, SIG$sig: report reads it" bash -c "'$BC' report '$exp' header >/dev/null 2>&1"
+	check "$mode, SIG$sig: convert writes it" \
+		bash -c "'$BC' convert '$exp' -f text -o '$d/$mode-$sig.txt' >/dev/null 2>&1"
+}
+
+test_faults() {
+	echo "# faults: the agent killed with SIGINT, SIGTERM, SIGKILL in every mode"
+	if ! command -v bpftool >/dev/null; then
+		echo "# no bpftool: skipped"
+		return
+	fi
+	local d mode sig
+	d=$(mktemp -d)
+	for mode in launched attach profile heap io kernel system; do
+		for sig in INT TERM KILL; do
+			fault_case "$d" "$mode" "$sig" 2>/dev/null
+		done
+	done
+	echo "# faults: the traced program killed by SIGSEGV and SIGKILL"
+	for sig in SEGV KILL; do
+		"$BC" record -q -o "$d/t-$sig.er" -u 'tgt_*' -- "$TGT/calls" 1000000000 2 \
+			>/dev/null 2>&1 &
+		local rp=$! tp i
+		wait_for "$d/t-$sig.er/log.xml" 'bpfcollect: command:' >/dev/null 2>&1
+		sleep 0.5
+		tp=$(pgrep -f "^$TGT/calls 1000000000 2" | head -1)
+		kill "-$sig" "$tp"
+		wait $rp 2>/dev/null
+		check "target SIG$sig: the recording ends by itself, saying how" \
+			grep -qE "^Exit: +killed by signal $(kill -l "$sig")" <("$BC" report "$d/t-$sig.er" header 2>&1)
+		check "target SIG$sig: gprofng opens it" gprofng_ok "$d/t-$sig.er"
+	done
+	rm -rf "$d"
+}

@@ -52,6 +52,9 @@ struct bc_elf_object {
 	size_t nsyms;
 	size_t cap;
 	bool from_dynsym; /* no .symtab (stripped): only exported symbols are known */
+	/* the PLT sections (.plt, .plt.got, .plt.sec): [start, end) file offsets */
+	uint64_t plt[4][2];
+	size_t nplt;
 };
 
 /*

@@ -73,7 +73,10 @@ void bc_pcnamer_free(struct bc_pcnamer *n);
  * mappings of pc, the latest made by then is used, else any). *name and
  * *object stay valid until the next bc_pcname on n, bc_pcnamer_free(n) or
  * bc_segments_free(segs), whichever comes first: copy them to keep them.
- * *object is the file's base name, "vmlinux" or "<Unknown>". 0 or -ENOMEM.
+ * *object is the file's base name, "vmlinux" or "<Unknown>". 0, 1 when pc
+ * is in a PLT stub (which keeps no frame: gprofng counts a sample there as
+ * its caller's), 2 for a kernel pc before or after every function gprofng
+ * knows (<Unknown>: gprofng shows no such frame), or -ENOMEM.
  */
 int bc_pcname(struct bc_pcnamer *n, const char *exp, const struct bc_segments *segs,
 	      const struct bc_ksyms *ks, uint64_t pc, uint64_t when, const char **name,

@@ -86,6 +86,14 @@ struct bc_ksyms {
 };
 
 /* 0 (n == 0 when the file is missing), or -errno. */
+/*
+ * Whether gprofng makes a function of a kernel symbol: not of names with a
+ * '.' (foo.part.0, foo.constprop.0, __pfx_foo.cold: their code is a gap,
+ * <static>@ the end of the function before) unless ".clone.", nor of the
+ * export tables' symbols.
+ */
+bool bc_ksym_gprofng_keeps(const char *name);
+/* The experiment's kallmodsyms, the functions gprofng makes of it (text symbols it keeps). */
 int bc_ksyms_read(const char *exp, struct bc_ksyms *k);
 const struct bc_ksym *bc_ksyms_find(const struct bc_ksyms *k, uint64_t pc);
 void bc_ksyms_free(struct bc_ksyms *k);

@@ -387,6 +387,14 @@ static int cmp_ksym(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
+bool bc_ksym_gprofng_keeps(const char *name)
+{
+	if (!strncmp(name, "__ksymtab", 9) || !strncmp(name, "__kstrtab", 9) ||
+	    !strncmp(name, "__kcrctab", 9))
+		return false;
+	return !strchr(name, '.') || strstr(name, ".clone.");
+}
+
 int bc_ksyms_read(const char *exp, struct bc_ksyms *k)
 {
 	char path[4096], line[1024];
@@ -404,7 +412,7 @@ int bc_ksyms_read(const char *exp, struct bc_ksyms *k)
 		int got = sscanf(line, "%llx %llx %c %511s [%127[^]]]", &addr, &size, &type, name,
 				 module);
 
-		if (got < 4 || (type != 't' && type != 'T'))
+		if (got < 4 || (type != 't' && type != 'T') || !bc_ksym_gprofng_keeps(name))
 			continue;
 		if (k->n == cap) {
 			size_t ncap = cap ? cap * 2 : 65536;

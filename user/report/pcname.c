@@ -180,16 +180,37 @@ int bc_pcname(struct bc_pcnamer *n, const char *exp, const struct bc_segments *s
 {
 	const struct bc_segment *best = NULL;
 	struct bc_elf_object *obj;
+	bool plt = false;
 	int rc;
 
 	*name = *object = "<Unknown>"; /* gprofng has one <Unknown> for all */
 	if (pc >= BC_KERNEL_SPACE) {
+		/*
+		 * A pc in no function gprofng knows (between them, or in one it
+		 * makes none of: bc_ksym_gprofng_keeps) is <static>@ the end of
+		 * the function before, as gprofng names it.
+		 */
 		const struct bc_ksym *k = bc_ksyms_find(ks, pc);
+		size_t lo = 0, hi = ks->n;
 
-		if (!k)
-			return 0;
-		snprintf(n->buf, sizeof(n->buf), "%s%s", strchr(k->name, '`') ? "" : "vmlinux`",
-			 k->name);
+		if (k) {
+			snprintf(n->buf, sizeof(n->buf), "%s%s",
+				 strchr(k->name, '`') ? "" : "vmlinux`", k->name);
+		} else {
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (ks->v[mid].addr <= pc)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			/* outside every function gprofng knows: it shows no such frame */
+			if (!lo || lo == ks->n)
+				return 2;
+			snprintf(n->buf, sizeof(n->buf), "<static>@0x%" PRIx64,
+				 ks->v[lo - 1].addr + ks->v[lo - 1].size);
+		}
 		*name = n->buf;
 		*object = "vmlinux";
 		return 0;
@@ -213,6 +234,10 @@ int bc_pcname(struct bc_pcnamer *n, const char *exp, const struct bc_segments *s
 		return rc;
 	if (obj) {
 		size_t lo = 0, hi = obj->nsyms;
+
+		for (size_t i = 0; i < obj->nplt; i++)
+			if (off >= obj->plt[i][0] && off < obj->plt[i][1])
+				plt = true;
 
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
@@ -244,14 +269,14 @@ int bc_pcname(struct bc_pcnamer *n, const char *exp, const struct bc_segments *s
 		}
 		if (pick) {
 			*name = pick->name;
-			return 0;
+			return plt;
 		}
 		if (gap)
 			off = gap;
 	}
 	snprintf(n->buf, sizeof(n->buf), "<static>@0x%" PRIx64, off);
 	*name = n->buf;
-	return 0;
+	return plt;
 }
 
 /* ------------------------------------------------------------ functions by (name, object) */

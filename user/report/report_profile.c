@@ -37,15 +37,23 @@ struct profile_report {
 	unsigned int stack_serial;
 };
 
-/* Names pc: its function index in r->funcs, or -errno. */
+/*
+ * Names pc: its function index in r->funcs, or -errno. *plt: it is in a
+ * PLT stub (NULL: name it all the same).
+ */
 static int name_pc(struct profile_report *r, const char *exp, const struct bc_segments *segs,
-		   const struct bc_ksyms *ks, uint64_t pc, uint64_t when)
+		   const struct bc_ksyms *ks, uint64_t pc, uint64_t when, bool *plt)
 {
 	const char *name, *object;
 	int rc = bc_pcname(&r->namer, exp, segs, ks, pc, when, &name, &object);
 
 	if (rc < 0)
 		return rc;
+	if (rc == 2 || (plt && rc == 1)) {
+		if (plt)
+			*plt = true; /* not a function of the report's */
+		return rc == 2 ? -ENOENT : 0;
+	}
 	rc = bc_fnindex_get(&r->index, name, object);
 	if (rc < 0 || (size_t)rc < r->n_funcs)
 		return rc;
@@ -106,14 +114,21 @@ static int one_experiment(struct profile_report *r, const char *exp, char *err, 
 		if (!st || !st->n)
 			continue;
 		r->stack_serial++;
-		for (size_t f = 0; f < st->n; f++) {
-			int fi = name_pc(r, exp, &segs, &ks, st->pcs[f], s->tstamp);
+		for (size_t f = 0, leaf = 0; f < st->n; f++) {
+			bool plt = false;
+			int fi = name_pc(r, exp, &segs, &ks, st->pcs[f], s->tstamp,
+					 f == leaf && f + 1 < st->n ? &plt : NULL);
 
+			/* a frame gprofng does not show, and a leaf in a PLT stub (its caller's) */
+			if (fi == -ENOENT || plt) {
+				leaf += f == leaf;
+				continue;
+			}
 			if (fi < 0) {
 				rc = fi;
 				goto out;
 			}
-			if (f == 0)
+			if (f == leaf)
 				*(sys ? &r->funcs[fi].excl_sys : &r->funcs[fi].excl_user) += us;
 			if (r->funcs[fi].last_stack != r->stack_serial) {
 				r->funcs[fi].last_stack = r->stack_serial;

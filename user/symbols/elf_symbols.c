@@ -417,6 +417,7 @@ static void mark_ifunc_compat_versions(struct bc_elf_object *obj)
 
 int bc_elf_object_load(const char *path, struct bc_elf_object **objp, char *err, size_t errlen)
 {
+	size_t shstrndx;
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL, *versym = NULL;
 	struct bc_elf_object *obj = NULL;
 	struct exec_seg *segs = NULL;
@@ -435,7 +436,10 @@ int bc_elf_object_load(const char *path, struct bc_elf_object **objp, char *err,
 		ret = -ENOMEM;
 		goto out;
 	}
+	if (elf_getshdrstrndx(f.elf, &shstrndx) < 0)
+		shstrndx = SHN_UNDEF;
 	while ((scn = elf_nextscn(f.elf, scn))) {
+		const char *name;
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh)) {
@@ -443,6 +447,13 @@ int bc_elf_object_load(const char *path, struct bc_elf_object **objp, char *err,
 				   elf_errmsg(-1));
 			ret = -ENOEXEC;
 			goto out;
+		}
+		name = shstrndx != SHN_UNDEF ? elf_strptr(f.elf, shstrndx, sh.sh_name) : NULL;
+		/* a sample in a PLT stub is its caller's (the stub keeps no frame) */
+		if (name && sh.sh_type == SHT_PROGBITS && !strncmp(name, ".plt", 4) &&
+		    obj->nplt < sizeof(obj->plt) / sizeof(obj->plt[0])) {
+			obj->plt[obj->nplt][0] = sh.sh_offset;
+			obj->plt[obj->nplt++][1] = sh.sh_offset + sh.sh_size;
 		}
 		if (sh.sh_type == SHT_SYMTAB && !symtab)
 			symtab = scn;

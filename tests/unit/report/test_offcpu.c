@@ -495,9 +495,19 @@ static void pc_naming(void **state)
 		bc_pcname(&n, "/nonexistent", &segs, &ks, 0xffffffffa0000010ULL, 0, &name, &object),
 		0);
 	assert_string_equal(name, "ext4`ext4_read");
+	/* between functions: gprofng's <static>@ the end of the one before */
 	assert_int_equal(
 		bc_pcname(&n, "/nonexistent", &segs, &ks, 0xffffffff90000000ULL, 0, &name, &object),
 		0);
+	assert_string_equal(name, "<static>@0xffffffff81000100");
+	assert_string_equal(object, "vmlinux");
+	/* before the first, after the last: no frame gprofng shows */
+	assert_int_equal(
+		bc_pcname(&n, "/nonexistent", &segs, &ks, 0xffffffff80000000ULL, 0, &name, &object),
+		2);
+	assert_int_equal(
+		bc_pcname(&n, "/nonexistent", &segs, &ks, 0xffffffffa0000090ULL, 0, &name, &object),
+		2);
 	assert_string_equal(name, "<Unknown>");
 	assert_string_equal(object, "<Unknown>");
 	assert_int_equal(bc_pcname(&n, "/nonexistent", &segs, &ks, 0x1234, 0, &name, &object), 0);

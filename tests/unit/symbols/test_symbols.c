@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "bpfcollect/elf_symbols.h"
 #include "bpfcollect/model.h"
 #include "bpfcollect/symbols.h"
 
@@ -432,6 +433,25 @@ static void test_nopie_glob(void **state)
 	for (size_t i = 1; i < t.n; i++)
 		assert_true(t.v[i - 1].offset < t.v[i].offset);
 	bc_functab_free(&t);
+}
+
+/* The PLT sections are known by their file offsets: a sample there is its caller's. */
+static void test_plt_sections(void **state)
+{
+	struct bc_elf_object *obj;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(bc_elf_object_load(PIE, &obj, err, sizeof(err)), 0);
+	assert_true(obj->nplt >= 1);
+	for (size_t i = 0; i < obj->nplt; i++) {
+		assert_true(obj->plt[i][0] < obj->plt[i][1]);
+		/* no function of the symbol table lies in a stub */
+		for (size_t k = 0; k < obj->nsyms; k++)
+			assert_false(obj->syms[k].offset >= obj->plt[i][0] &&
+				     obj->syms[k].offset < obj->plt[i][1]);
+	}
+	bc_elf_object_free(obj);
 }
 
 static void test_all_functions(void **state)
@@ -1234,6 +1254,7 @@ int main(void)
 		cmocka_unit_test(test_pie_glob),
 		cmocka_unit_test(test_nopie_glob),
 		cmocka_unit_test(test_all_functions),
+		cmocka_unit_test(test_plt_sections),
 		cmocka_unit_test(test_star_glob),
 		cmocka_unit_test(test_stripped_exe),
 		cmocka_unit_test(test_shared_lib),

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/outmode.h"
+#include "bpfcollect/profile_data.h"
 #include "er_ksyms.h"
 
 struct ksym_line {
@@ -42,13 +43,6 @@ static void ksyms_free(struct er_ksyms *k)
 }
 
 /* gprofng's reader drops names with a '.' (but .clone.) and the export tables' entries. */
-static bool gprofng_keeps(const char *name)
-{
-	if (!strncmp(name, "__ksymtab", 9) || !strncmp(name, "__kstrtab", 9) ||
-	    !strncmp(name, "__kcrctab", 9))
-		return false;
-	return !strchr(name, '.') || strstr(name, ".clone.");
-}
 
 /* Lines "ADDR SIZE TYPE NAME..." into k->v; a malformed line is skipped (untrusted). */
 static int index_lines(struct er_ksyms *k)
@@ -74,7 +68,7 @@ static int index_lines(struct er_ksyms *k)
 				k->v = v;
 			}
 			k->v[k->n++] = (struct ksym_line){addr, size, (uint32_t)pos, (uint32_t)len,
-							  gprofng_keeps(name)};
+							  bc_ksym_gprofng_keeps(name)};
 			if (!k->text_start && !strcmp(name, "_stext"))
 				k->text_start = addr;
 		}

@@ -74,14 +74,7 @@ test_gtf() {
 	check "gtf-dump reads it back as EBCDIC" grep -q "job 'gtfmsg  ' (EBCDIC)" <("$BC" gtf-dump --no-hex "$d/e.gtf")
 
 	# Losses are records too: what the ring could not take, per class
-	"$BC" record -q --bufsize=1 -f er -f gtf -o "$d/lost.er" -u 'tgt_*' -- "$TGT/calls" 40000 1 \
-		>/dev/null 2>&1 &
-	local rpid=$!
-	sleep 0.4
-	kill -STOP $rpid
-	sleep 1
-	kill -CONT $rpid
-	wait $rpid
+	record_stalled -f er -f gtf -o "$d/lost.er" -u 'tgt_*' -- "$TGT/calls" 40000 1
 	local lost
 	lost=$("$BC" report "$d/lost.er" header | awk '$1 == "Events:" { print $4 }')
 	check "a stalled agent with a 1-page ring lost records" test "${lost:-0}" -gt 0

@@ -299,13 +299,7 @@ test_prf() {
 		"$("$BC" convert --founder-only prffork.er -f prf-csv | prf_tsv /dev/stdin | prf_count /dev/stdin 0x0100 tgt_child_work)"
 
 	echo "# PRF: lost events as ErrRec"
-	"$BC" record -q --bufsize=1 -o prflost.er -u 'tgt_*' -- "$TGT/calls" 40000 1 >/dev/null 2>&1 &
-	local rpid=$!
-	sleep 0.4
-	kill -STOP $rpid
-	sleep 1
-	kill -CONT $rpid
-	wait $rpid
+	record_stalled -o prflost.er -u 'tgt_*' -- "$TGT/calls" 40000 1
 	local lost
 	lost=$("$BC" report prflost.er header | awk '$1 == "Events:" { print $4 }')
 	"$BC" convert prflost.er -f prf-csv -o prflost.csv

@@ -39,6 +39,17 @@ check_eq() { # check_eq DESCRIPTION EXPECTED ACTUAL
 	if [ "$2" == "$3" ]; then ok "$1"; else bad "$1: expected '$2', got '$3'"; fi
 }
 
+# A recording with a 1-page ring whose agent stalls for 1 s mid-run: it loses records.
+record_stalled() { # record_stalled RECORD-ARGS...: runs "$BC" record -q --bufsize=1 ARGS
+	"$BC" record -q --bufsize=1 "$@" >/dev/null 2>&1 &
+	local rpid=$!
+	sleep 0.4
+	kill -STOP $rpid
+	sleep 1
+	kill -CONT $rpid
+	wait $rpid
+}
+
 # Calls per function from the functions view (first column Calls, last Name).
 calls_of() { # calls_of EXP FUNC
 	"$BC" report "$1" functions | awk -v f="$2" '$NF == f { print $1; found = 1 } END { if (!found) print 0 }'
@@ -357,13 +368,7 @@ expect_error() { # expect_error DESCRIPTION PATTERN COMMAND...
 
 test_lost() {
 	echo "# a starved agent: the ring overflows, losses are counted and shown as sequence gaps"
-	"$BC" record -q --bufsize=1 -o lost.er -u 'tgt_*' -- "$TGT/calls" 40000 1 >/dev/null 2>lost.err &
-	local pid=$!
-	sleep 0.4
-	kill -STOP $pid
-	sleep 1
-	kill -CONT $pid
-	wait $pid
+	record_stalled -o lost.er -u 'tgt_*' -- "$TGT/calls" 40000 1
 	check_eq "record still exits with the command's status" 0 $?
 	local lost gaps lostrec
 	lost=$("$BC" report lost.er header | awk '$1 == "Events:" { print $4 }')

@@ -17,6 +17,7 @@
 #include "bpfcollect/launch.h"
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"
+#include "bpfcollect/procinfo.h"
 #include "bpfcollect/model.h"
 #include "bpfcollect/record.h"
 #include "bpfcollect/record_opts.h"
@@ -55,7 +56,14 @@ struct recorder {
 	struct bc_attachment att;     /* all of them: one detach, returns first */
 	struct ring_buffer *ring;
 	struct bc_live_set live;
-	struct bc_idmap seen;  /* -k, -a: pids whose processes the stream has introduced */
+	struct bc_idmap seen; /* -k, -a: pids whose processes the stream has introduced */
+	/*
+	 * -k, -a: the processes running when tracing began, as /proc said then,
+	 * for those gone before their first record is read (no fork names them).
+	 */
+	struct bc_proc_info *at_start;
+	size_t n_at_start;
+	struct bc_idmap at_start_by_pid; /* pid -> index + 1 */
 	struct bc_state state; /* what the stream said of the processes: the sinks' view */
 	uint32_t slice_left;   /* records the current drain slice may still take */
 	struct bc_child child;
@@ -118,6 +126,9 @@ int bc_recorder_trace_pids(struct recorder *r, char *err, size_t errlen);
  * replay of the experiment sees the same. 0 or -errno (the sink's).
  */
 int bc_recorder_introduce(struct recorder *r, const struct bc_rec_head *h);
+/* -k, -a: notes every process running now (r->at_start), once the probes are in place. */
+void bc_recorder_note_running(struct recorder *r);
+void bc_recorder_free_running(struct recorder *r);
 /*
  * -P A,B: the processes attached beside the founder, each as a PROC_NAME
  * record (name, parent, argv from /proc), right after begin: the

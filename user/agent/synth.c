@@ -5,8 +5,11 @@
  * that were running before recording began, so every sink is a function
  * of the stream alone and a replay gives it the same stream.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bpfcollect/procinfo.h"
@@ -69,8 +72,14 @@ static int name_process(struct recorder *r, uint32_t pid, uint64_t ktime)
 	struct bc_proc_info pi;
 	int rc;
 
-	if (bc_proc_inspect("/proc", pid, &pi, NULL, 0) < 0)
-		return -ESRCH; /* gone already: its exit record names it */
+	if (bc_proc_inspect("/proc", pid, &pi, NULL, 0) < 0) {
+		/* gone already: as it was when tracing began, or its exit record names it */
+		uint32_t *i = bc_idmap_find(&r->at_start_by_pid, pid);
+
+		if (!i || !*i)
+			return -ESRCH;
+		pi = r->at_start[*i - 1];
+	}
 	memcpy(rec.n.comm, pi.comm, sizeof(rec.n.comm));
 	rec.n.ppid = pi.ppid;
 	rec.n.flags = pi.kthread ? BC_PROC_KTHREAD : 0;
@@ -105,6 +114,47 @@ static int introduce(struct recorder *r, const struct bc_rec_head *h)
 	/* what it had mapped before: a later subexperiment of it starts with these */
 	rc = bc_procmaps_read("/proc", h->pid, h->ktime, bc_recorder_add_mapping, r);
 	return rc == -ESRCH || rc == -ENOENT || rc == -EACCES ? 0 : rc;
+}
+
+void bc_recorder_note_running(struct recorder *r)
+{
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	if (!r->opts->kernel_exp)
+		return;
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		struct bc_proc_info pi;
+		uint32_t *v;
+		void *grown;
+
+		if (!isdigit((unsigned char)de->d_name[0]) ||
+		    bc_proc_inspect("/proc", (int)strtol(de->d_name, NULL, 10), &pi, NULL, 0) < 0)
+			continue;
+		if (r->n_at_start == cap) {
+			grown = bc_grow_array(r->at_start, &cap, r->n_at_start + 1,
+					      sizeof(*r->at_start));
+			if (!grown)
+				break;
+			r->at_start = grown;
+		}
+		if (bc_idmap_get_or_add(&r->at_start_by_pid, pi.pid, 0, &v) < 0)
+			break;
+		r->at_start[r->n_at_start++] = pi;
+		*v = (uint32_t)r->n_at_start;
+	}
+	if (d)
+		closedir(d);
+}
+
+void bc_recorder_free_running(struct recorder *r)
+{
+	free(r->at_start);
+	r->at_start = NULL;
+	r->n_at_start = 0;
+	bc_idmap_free(&r->at_start_by_pid);
 }
 
 int bc_recorder_introduce(struct recorder *r, const struct bc_rec_head *h)

@@ -524,6 +524,7 @@ static void record_run(struct record_run *x)
 	struct recorder *r = &x->r;
 	int rc;
 
+	bc_recorder_note_running(r);
 	if (!r->attached) {
 		rc = bc_launch_release(&r->child, x->err, sizeof(x->err));
 		if (rc < 0) {
@@ -725,6 +726,7 @@ static void record_free(struct record_run *x)
 	bc_functab_free(&r->sync_funcs);
 	bc_live_free(&r->live);
 	bc_idmap_free(&r->seen);
+	bc_recorder_free_running(r);
 	bc_state_free(&r->state);
 	bc_record_opts_free(&x->opts);
 	free(x->attach_roots);

@@ -25,12 +25,12 @@
 #include "er_profile.h"
 #include "er_traces.h"
 #include "er_strbuf.h"
+#include "er_data.h"
 #include "er_log_head.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/xml.h"
 
-#define DATA_BUF_SIZE (64 * 1024)
 /*
  * Space held from the start, freed when a write fails for want of it, so
  * the experiment can still say it was cut short, and close whole.
@@ -38,17 +38,6 @@
 #define RESERVE_NAME  ".bcreserve"
 #define RESERVE_BYTES (64 * 1024)
 #define NSEC_PER_SEC  1000000000ULL
-
-struct data_out {
-	int fd;
-	char *buf;
-	size_t used;
-	size_t buffered;  /* records in buf */
-	uint64_t size;	  /* bytes on disk: always a whole number of records */
-	uint64_t records; /* records on disk */
-	uint64_t dropped; /* records buffered when a write failed, not on disk */
-	int err;	  /* sticky: after a failed write the file is frozen */
-};
 
 struct er_writer {
 	struct bc_sink sink;
@@ -83,93 +72,12 @@ struct er_writer {
 static const struct bc_sink_ops er_ops;
 static int add_sample(struct er_writer *w, const struct bc_usage *u, const char *label);
 
-/*
- * Appends len bytes with write(); if the disk fills part-way, the file is
- * cut back to *size so it never ends in a torn element.
- */
-static int append_whole(int fd, uint64_t *size, const char *s, size_t len)
-{
-	size_t done = 0;
-	int err;
-
-	while (done < len) {
-		ssize_t n = write(fd, s + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			if (done && ftruncate(fd, (off_t)*size) < 0)
-				err = -errno;
-			return err;
-		}
-		done += n;
-	}
-	*size += len;
-	return 0;
-}
-
-static int write_sb(int fd, uint64_t *size, const struct er_strbuf *b)
-{
-	if (b->oom)
-		return -ENOMEM;
-	return b->len ? append_whole(fd, size, b->s, b->len) : 0;
-}
-
-static uint16_t rec_size(const char *p)
-{
-	struct bc_rec_head h;
-
-	memcpy(&h, p, sizeof(h));
-	return h.size;
-}
-
-static int data_flush(struct data_out *d)
-{
-	size_t done = 0, keep = 0;
-	int err = 0;
-
-	if (d->err || !d->used)
-		return d->err;
-	while (done < d->used) {
-		ssize_t n = write(d->fd, d->buf + done, d->used - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		done += n;
-	}
-	if (!err) {
-		d->size += d->used;
-		d->records += d->buffered;
-		d->used = d->buffered = 0;
-		return 0;
-	}
-	/* keep the records that made it whole; drop a torn one */
-	d->dropped += d->buffered;
-	while (keep + sizeof(struct bc_rec_head) <= done &&
-	       keep + rec_size(d->buf + keep) <= done) {
-		keep += rec_size(d->buf + keep);
-		d->records++;
-		d->dropped--;
-	}
-	if (keep != done && ftruncate(d->fd, (off_t)(d->size + keep)) < 0)
-		err = -errno;
-	d->size += keep;
-	d->used = d->buffered = 0;
-	d->err = err;
-	return err;
-}
-
 static int flush_all(struct er_writer *w)
 {
 	int err = 0;
 
 	for (int i = 0; i < BC_ER_NFILES; i++) {
-		int e = data_flush(&w->data[i]);
+		int e = er_data_flush(&w->data[i]);
 
 		if (e && !err)
 			err = e;
@@ -226,7 +134,7 @@ int bc_er_sink_log_event(struct bc_sink *sink, uint64_t ktime, const char *kind,
 	er_sb_printf(&b, "<event kind=\"%s\" tstamp=\"", kind);
 	er_sb_tstamp(&b, ktime > w->start_ktime ? ktime - w->start_ktime : 0);
 	er_sb_printf(&b, "\" %s/>\n", attrs ? attrs : "");
-	err = b.oom ? -ENOMEM : write_sb(w->log_fd, &w->log_size, &b);
+	err = b.oom ? -ENOMEM : er_write_sb(w->log_fd, &w->log_size, &b);
 	free(b.s);
 	return err;
 }
@@ -280,13 +188,13 @@ static int write_cut_short(struct er_writer *w, struct er_strbuf *log)
 		if (!rec.count)
 			continue;
 		if (d->used + sizeof(rec) > DATA_BUF_SIZE)
-			err = data_flush(d);
+			err = er_data_flush(d);
 		memcpy(d->buf + d->used, &rec, sizeof(rec));
 		d->used += sizeof(rec);
 		d->buffered++;
 	}
 	if (!err)
-		err = data_flush(d);
+		err = er_data_flush(d);
 	er_sb_printf(&t, "bpfcollect: cut short cut_errno=%d unwritten=%llu", -w->cut_short,
 		     (unsigned long long)w->held_lost[BC_LOSS_UNWRITTEN]);
 	er_sb_comment(log, &t);
@@ -348,7 +256,7 @@ static int write_functions(struct er_writer *w, const struct bc_functab *funcs)
 		}
 		er_sb_putc(&b, '\n');
 	}
-	err = write_sb(fd, &size, &b);
+	err = er_write_sb(fd, &size, &b);
 	free(b.s);
 	close(fd);
 	return err;
@@ -386,7 +294,7 @@ static int profile_begin(struct er_writer *w, const struct bc_session *s, uint32
 		     "vaddr=\"0x%016llX\" size=\"%d\" pagesz=\"4096\" foffset=\"+0x00000000\" "
 		     "modes=\"0x005\" chksum=\"0x0\" name=\"LinuxKernel\"/>\n",
 		     (unsigned long long)text, 0x1000000);
-	err = write_sb(w->map_fd, &w->map_size, &b);
+	err = er_write_sb(w->map_fd, &w->map_size, &b);
 	free(b.s);
 	return err;
 }
@@ -443,7 +351,7 @@ static int er_begin(struct bc_sink *sink, const struct bc_session *s)
 	er_sb_printf(&b, "<event kind=\"sample\" tstamp=\"0.000000000\" id=\"0\" "
 			 "label=\"collector_open_experiment\"/>\n");
 	er_sb_begin_comments(&b, s);
-	err = write_sb(w->log_fd, &w->log_size, &b);
+	err = er_write_sb(w->log_fd, &w->log_size, &b);
 	free(b.s);
 	if (!err)
 		err = er_overview_open(&w->overview, w->dirfd, s->root_pid, s->start_ktime);
@@ -497,7 +405,7 @@ static int add_event(struct er_writer *w, const struct bc_event *ev)
 	if (d->err)
 		return d->err;
 	if (d->used + h->size > DATA_BUF_SIZE) {
-		err = data_flush(d);
+		err = er_data_flush(d);
 		if (err)
 			return err;
 	}
@@ -598,7 +506,7 @@ static int write_unmaps(struct er_writer *w, const struct bc_mapping *m)
 		er_sb_printf(&b, "<event kind=\"unmap\" tstamp=\"");
 		er_sb_tstamp(&b, rel_time(w, m->ktime));
 		er_sb_printf(&b, "\" vaddr=\"0x%016llX\"/>\n", (unsigned long long)start);
-		err = b.oom ? -ENOMEM : write_sb(w->map_fd, &w->map_size, &b);
+		err = b.oom ? -ENOMEM : er_write_sb(w->map_fd, &w->map_size, &b);
 		free(b.s);
 		w->live_segments[i][0] = w->live_segments[w->n_live - 1][0];
 		w->live_segments[i][1] = w->live_segments[w->n_live - 1][1];
@@ -638,7 +546,7 @@ static int er_mapping(struct bc_sink *sink, const struct bc_mapping *m)
 		     (unsigned long long)m->start, (int)size, (unsigned long long)m->offset);
 	er_sb_escaped(&b, m->path);
 	er_sb_printf(&b, "\"/>\n");
-	err = write_sb(w->map_fd, &w->map_size, &b);
+	err = er_write_sb(w->map_fd, &w->map_size, &b);
 	free(b.s);
 	if (!err) {
 		w->mappings++;
@@ -659,7 +567,7 @@ static int add_sample(struct er_writer *w, const struct bc_usage *u, const char 
 	er_sb_printf(&b, "<event kind=\"sample\" tstamp=\"");
 	er_sb_tstamp(&b, rel_time(w, u->tstamp));
 	er_sb_printf(&b, "\" id=\"%d\" label=\"%s\"/>\n", id, label);
-	err = b.oom ? -ENOMEM : write_sb(w->log_fd, &w->log_size, &b);
+	err = b.oom ? -ENOMEM : er_write_sb(w->log_fd, &w->log_size, &b);
 	free(b.s);
 	return err;
 }
@@ -736,7 +644,7 @@ static int er_end(struct bc_sink *sink, const struct bc_session_end *e)
 	er_sb_printf(&b, "\"/>\n");
 	if (t.oom)
 		b.oom = true;
-	e2 = write_sb(w->log_fd, &w->log_size, &b);
+	e2 = er_write_sb(w->log_fd, &w->log_size, &b);
 	if (!err)
 		err = e2;
 	free(t.s);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The `.er` writer's files on disk: whole elements, whole records (er_data.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -86,4 +87,25 @@ int er_data_flush(struct data_out *d)
 	d->used = d->buffered = 0;
 	d->err = err;
 	return err;
+}
+
+int er_data_append(struct data_out *d, const void *rec, size_t size)
+{
+	int err;
+
+	if (d->err)
+		return d->err;
+	if (size > DATA_BUF_SIZE)
+		return -EINVAL;
+	if (!d->buf && !(d->buf = malloc(DATA_BUF_SIZE)))
+		return -ENOMEM;
+	if (d->used + size > DATA_BUF_SIZE) {
+		err = er_data_flush(d);
+		if (err)
+			return err;
+	}
+	memcpy(d->buf + d->used, rec, size);
+	d->used += size;
+	d->buffered++;
+	return 0;
 }

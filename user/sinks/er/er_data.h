@@ -18,7 +18,7 @@
 /* A data file and the records buffered for it. */
 struct data_out {
 	int fd;
-	char *buf;
+	char *buf; /* DATA_BUF_SIZE, from the first record: most files of a process stay empty */
 	size_t used;
 	size_t buffered;  /* records in buf */
 	uint64_t size;	  /* bytes on disk: always a whole number of records */
@@ -37,5 +37,7 @@ int er_write_sb(int fd, uint64_t *size, const struct er_strbuf *b);
  * (d->err, returned from then on).
  */
 int er_data_flush(struct data_out *d);
+/* Buffers one record of size bytes (at most DATA_BUF_SIZE), flushing first when full. */
+int er_data_append(struct data_out *d, const void *rec, size_t size);
 
 #endif

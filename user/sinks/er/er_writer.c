@@ -187,11 +187,7 @@ static int write_cut_short(struct er_writer *w, struct er_strbuf *log)
 
 		if (!rec.count)
 			continue;
-		if (d->used + sizeof(rec) > DATA_BUF_SIZE)
-			err = er_data_flush(d);
-		memcpy(d->buf + d->used, &rec, sizeof(rec));
-		d->used += sizeof(rec);
-		d->buffered++;
+		err = er_data_append(d, &rec, sizeof(rec));
 	}
 	if (!err)
 		err = er_data_flush(d);
@@ -383,7 +379,6 @@ static int add_gprofng_packets(struct er_writer *w, const struct bc_rec_head *h)
 static int add_event(struct er_writer *w, const struct bc_event *ev)
 {
 	const struct bc_rec_head *h = ev->rec;
-	struct data_out *d;
 	int f, err;
 
 	/* the reader frames records by size: a bad one would corrupt the rest of the file */
@@ -401,17 +396,9 @@ static int add_event(struct er_writer *w, const struct bc_event *ev)
 	f = bc_er_file_for_kind(h->kind);
 	if (f < 0)
 		return f;
-	d = &w->data[f];
-	if (d->err)
-		return d->err;
-	if (d->used + h->size > DATA_BUF_SIZE) {
-		err = er_data_flush(d);
-		if (err)
-			return err;
-	}
-	memcpy(d->buf + d->used, h, h->size);
-	d->used += h->size;
-	d->buffered++;
+	err = er_data_append(&w->data[f], h, h->size);
+	if (err)
+		return err;
 	if (h->ktime > w->last_ktime)
 		w->last_ktime = h->ktime;
 	/* The agent's usage records of the process are its periodic sample points. */
@@ -715,11 +702,6 @@ struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen)
 	w->path = strdup(exp_path);
 	if (!w->path)
 		goto oom;
-	for (int i = 0; i < BC_ER_NFILES; i++) {
-		w->data[i].buf = malloc(DATA_BUF_SIZE);
-		if (!w->data[i].buf)
-			goto oom;
-	}
 	return &w->sink;
 oom:
 	snprintf(err, errlen, "%s: out of memory", exp_path);

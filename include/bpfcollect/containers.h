@@ -36,6 +36,8 @@ uint32_t *bc_idmap_find(const struct bc_idmap *m, uint64_t key);
  * valid until the next insertion. -errno.
  */
 int bc_idmap_get_or_add(struct bc_idmap *m, uint64_t key, uint32_t init, uint32_t **val);
+/* Removes key; false when it was not there. Pointers from find() are stale after it. */
+bool bc_idmap_remove(struct bc_idmap *m, uint64_t key);
 void bc_idmap_free(struct bc_idmap *m);
 
 /* v grown (doubling, from 16) to hold `need` elements of `size` bytes, or NULL. */

@@ -7,28 +7,53 @@
 
 #include "bpfcollect/state.h"
 
+/* Where pid's last serial is kept; NULL when it has none and make is false (or no memory). */
+static uint32_t *serial_of(struct bc_state *s, uint32_t pid, bool make)
+{
+	uint32_t **chunk, *v;
+
+	if (pid >= BC_STATE_PID_LIMIT) {
+		if (!make)
+			return bc_idmap_find(&s->serials_beyond, pid);
+		return bc_idmap_get_or_add(&s->serials_beyond, pid, 0, &v) ? NULL : v;
+	}
+	chunk = &s->serials[pid / BC_STATE_SERIAL_CHUNK];
+	if (!*chunk && make)
+		*chunk = calloc(BC_STATE_SERIAL_CHUNK, sizeof(**chunk));
+	return *chunk ? &(*chunk)[pid % BC_STATE_SERIAL_CHUNK] : NULL;
+}
+
+/* A process forgotten: its strings freed, its serial kept for the pid's next one. */
+static void release_proc(void *entry, void *ctx)
+{
+	struct bc_proc *p = entry;
+	uint32_t *serial = serial_of(ctx, p->pid, true);
+
+	if (serial)
+		*serial = p->serial;
+	free(p->args);
+	free(p->exe);
+}
+
 void bc_state_init(struct bc_state *s)
 {
 	memset(s, 0, sizeof(*s));
+	bc_pidtab_init(&s->procs, sizeof(struct bc_proc), release_proc, s);
 }
 
 void bc_state_free(struct bc_state *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->procs[i].args);
-		free(s->procs[i].exe);
-	}
-	free(s->procs);
-	bc_idmap_free(&s->by_pid);
+	bc_pidtab_free(&s->procs);
+	for (size_t i = 0; i < BC_STATE_PID_LIMIT / BC_STATE_SERIAL_CHUNK; i++)
+		free(s->serials[i]);
+	bc_idmap_free(&s->serials_beyond);
 	bc_mapset_free(&s->maps);
 	memset(s, 0, sizeof(*s));
 }
 
 static struct bc_proc *find(const struct bc_state *s, uint32_t pid)
 {
-	uint32_t *i = bc_idmap_find(&s->by_pid, pid);
-
-	return i && *i ? &s->procs[*i - 1] : NULL;
+	return bc_pidtab_find(&s->procs, pid);
 }
 
 const struct bc_proc *bc_state_proc(const struct bc_state *s, uint32_t pid)
@@ -40,16 +65,19 @@ const struct bc_proc *bc_state_proc(const struct bc_state *s, uint32_t pid)
 static struct bc_proc *born(struct bc_state *s, uint32_t pid, uint64_t ktime)
 {
 	struct bc_proc *old = find(s, pid), *p;
-	uint32_t serial = old ? old->serial + 1 : 1, *i;
+	bool root = old && old->root;
+	uint32_t serial, *last;
 
-	if (BC_GROW(s->procs, s->cap, s->n + 1) || bc_idmap_get_or_add(&s->by_pid, pid, 0, &i))
+	bc_pidtab_remove(&s->procs, pid); /* its serial now in serials */
+	last = serial_of(s, pid, false);
+	serial = last ? *last + 1 : 1;
+	p = bc_pidtab_add(&s->procs, pid);
+	if (!p)
 		return NULL;
-	p = &s->procs[s->n];
-	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->serial = serial;
+	p->root = root;
 	p->birth_ktime = ktime;
-	*i = (uint32_t)++s->n;
 	return p;
 }
 
@@ -84,6 +112,7 @@ int bc_state_begin(struct bc_state *s, const struct bc_session *sess)
 	p = born(s, sess->root_pid, sess->start_ktime);
 	if (!p)
 		return -ENOMEM;
+	p->root = true;
 	p->ppid = (uint32_t)sess->ppid;
 	p->pgrp = sess->pgrp;
 	p->sid = sess->sid;
@@ -98,9 +127,12 @@ int bc_state_begin(struct bc_state *s, const struct bc_session *sess)
 /* A fork: the child runs its parent's command line, in its group and session. */
 static int on_fork(struct bc_state *s, const struct bc_rec_fork *f)
 {
-	struct bc_proc *p = born(s, f->child_pid, f->h.ktime);
+	struct bc_proc *p;
 	const struct bc_proc *parent;
 
+	if (!f->child_pid || f->child_pid == f->h.pid)
+		return 0; /* not a child of this stream's: a damaged record */
+	p = born(s, f->child_pid, f->h.ktime);
 	if (!p)
 		return -ENOMEM;
 	parent = find(s, f->h.pid); /* after born(): procs may have moved */
@@ -171,9 +203,11 @@ int bc_state_event(struct bc_state *s, const struct bc_rec_head *h)
 	case BC_REC_PROC_NAME:
 		return on_proc_name(p, (const struct bc_rec_proc_name *)h);
 	case BC_REC_PROC_EXIT:
-		p->exited = true;
 		p->exit_code = ((const struct bc_rec_exit *)h)->exit_code;
-		return 0;
+		if (p->exited)
+			return 0; /* its exit said twice: remembered once */
+		p->exited = true;
+		return p->root ? 0 : bc_pidtab_exited(&s->procs, h->pid);
 	default:
 		return 0;
 	}

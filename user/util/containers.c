@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Containers shared by the aggregating sinks; see include/bpfcollect/containers.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,36 @@ int bc_idmap_get_or_add(struct bc_idmap *m, uint64_t key, uint32_t init, uint32_
 	m->n++;
 	*val = &m->slots[i].val;
 	return 0;
+}
+
+/*
+ * Linear probing keeps every key reachable from its home slot without a
+ * gap in between: after a removal, the keys behind the hole that could
+ * live in it move back (backward-shift deletion), so no tombstones pile up
+ * in a map whose keys come and go (pids of short processes).
+ */
+bool bc_idmap_remove(struct bc_idmap *m, uint64_t key)
+{
+	uint32_t *val = bc_idmap_find(m, key), mask, hole, i;
+
+	if (!val)
+		return false;
+	mask = (1u << m->bits) - 1;
+	hole = (uint32_t)((struct bc_idmap_slot *)((char *)val -
+						   offsetof(struct bc_idmap_slot, val)) -
+			  m->slots);
+	for (i = (hole + 1) & mask; m->slots[i].used; i = (i + 1) & mask) {
+		uint32_t home = idmap_hash(m->slots[i].key, m->bits);
+
+		/* the key at i may fill the hole if its home is not in (hole, i] */
+		if (((i - home) & mask) >= ((i - hole) & mask)) {
+			m->slots[hole] = m->slots[i];
+			hole = i;
+		}
+	}
+	m->slots[hole] = (struct bc_idmap_slot){0};
+	m->n--;
+	return true;
 }
 
 void bc_idmap_free(struct bc_idmap *m)

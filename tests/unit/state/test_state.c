@@ -168,12 +168,117 @@ static void test_mappings(void **state)
 	bc_state_free(&s);
 }
 
+static void fork_of(struct bc_state *s, uint32_t parent, uint32_t child, uint64_t ktime)
+{
+	struct bc_rec_fork f = {.h = head(sizeof(f), BC_REC_PROC_FORK, parent, ktime),
+				.child_pid = child,
+				.child_tid = child,
+				.comm = "sh"};
+
+	assert_int_equal(bc_state_event(s, &f.h), 0);
+}
+
+/*
+ * Thousands of short processes, as a build or a shell loop makes: the
+ * table keeps the last exits and forgets older ones, so it does not grow;
+ * a pid used again after it was forgotten still gets the next serial, and
+ * the root is known after its exit however many exits follow.
+ */
+static void test_flat(void **state)
+{
+	char *argv[] = {"/bin/make", NULL};
+	struct bc_session sess = {.argv = argv, .root_pid = ROOT, .start_ktime = 1};
+	const uint32_t first = 1000, count = 20000;
+	struct {
+		struct bc_rec_exec x;
+		struct bc_rec_exec_args a;
+	} ex = {.x = {.h = head(sizeof(ex), BC_REC_PROC_EXEC, 0, 0),
+		      .filename_len = 9,
+		      .comm = "true",
+		      .filename = "/bin/true"},
+		.a = {.args_len = 5, .args = "true\0"}};
+	uint64_t t = 10;
+	struct bc_state s;
+	size_t cap_after_warmup = 0;
+
+	(void)state;
+	bc_state_init(&s);
+	assert_int_equal(bc_state_begin(&s, &sess), 0);
+	exit_of(&s, ROOT, t++); /* the root ends first: its children run on */
+	for (uint32_t n = 0; n < count; n++) {
+		/* pids cycle through 5000, as the kernel's do past pid_max */
+		uint32_t pid = first + n % 5000;
+
+		fork_of(&s, ROOT, pid, t++);
+		ex.x.h.pid = ex.x.h.tid = pid;
+		ex.x.h.ktime = t++;
+		assert_int_equal(bc_state_event(&s, &ex.x.h), 0);
+		assert_string_equal(bc_state_proc(&s, pid)->exe, "/bin/true");
+		/* the fourth time round a pid is the fourth process with it */
+		assert_int_equal(bc_state_proc(&s, pid)->serial, n / 5000 + 1);
+		exit_of(&s, pid, t++);
+		if (n == 1000)
+			cap_after_warmup = s.procs.cap;
+	}
+	/* the last exits are still known, older ones are not */
+	assert_true(bc_state_proc(&s, first + (count - 1) % 5000)->exited);
+	assert_non_null(bc_state_proc(&s, first + (count - BC_PIDTAB_KEEP_EXITED) % 5000));
+	assert_null(bc_state_proc(&s, first + (count - BC_PIDTAB_KEEP_EXITED - 1) % 5000));
+	/* slots: the root and the kept exits (and the one being born), from early on */
+	assert_int_equal(s.procs.cap, cap_after_warmup);
+	assert_true(s.procs.n <= BC_PIDTAB_KEEP_EXITED + 2);
+	assert_true(s.procs.by_pid.n <= BC_PIDTAB_KEEP_EXITED + 1);
+	/* pids 1000..5999: two chunks of serials, no more */
+	assert_non_null(s.serials[1]);
+	assert_null(s.serials[2]);
+	assert_non_null(s.serials[0]);
+	/* the root: still there, with its command line */
+	assert_non_null(bc_state_proc(&s, ROOT));
+	assert_true(bc_state_proc(&s, ROOT)->exited);
+	assert_memory_equal(bc_state_proc(&s, ROOT)->args, "/bin/make", 10);
+	bc_state_free(&s);
+}
+
+/* A pid past the kernel's limit (a damaged file): its serial is kept all the same. */
+static void test_pid_beyond_limit(void **state)
+{
+	const uint32_t far = BC_STATE_PID_LIMIT + 5;
+	struct bc_state s;
+
+	(void)state;
+	bc_state_init(&s);
+	fork_of(&s, ROOT, far, 1);
+	exit_of(&s, far, 2);
+	for (uint32_t pid = 1000; pid < 1000 + BC_PIDTAB_KEEP_EXITED; pid++) {
+		fork_of(&s, ROOT, pid, 3);
+		exit_of(&s, pid, 4);
+	}
+	assert_null(bc_state_proc(&s, far)); /* forgotten */
+	fork_of(&s, ROOT, far, 5);
+	assert_int_equal(bc_state_proc(&s, far)->serial, 2);
+	bc_state_free(&s);
+}
+
+/* A damaged fork naming no child, or its own pid, makes no process. */
+static void test_bad_fork(void **state)
+{
+	struct bc_state s;
+
+	(void)state;
+	bc_state_init(&s);
+	fork_of(&s, ROOT, 0, 1);
+	fork_of(&s, ROOT, ROOT, 2);
+	assert_null(bc_state_proc(&s, ROOT));
+	assert_null(bc_state_proc(&s, 0));
+	bc_state_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lifecycle),
-		cmocka_unit_test(test_proc_name),
-		cmocka_unit_test(test_mappings),
+		cmocka_unit_test(test_lifecycle),	 cmocka_unit_test(test_proc_name),
+		cmocka_unit_test(test_mappings),	 cmocka_unit_test(test_flat),
+		cmocka_unit_test(test_pid_beyond_limit), cmocka_unit_test(test_bad_fork),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,7 @@
 #include "bpfcollect/liveset.h"
 #include "bpfcollect/mapset.h"
 #include "bpfcollect/outmode.h"
+#include "bpfcollect/pidtab.h"
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/state.h"
 
@@ -48,9 +49,7 @@ struct er_ktree {
 	char *path;
 	struct bc_session sess; /* the founder's; children get a copy */
 	struct bc_sink *founder;
-	struct kproc *procs;
-	size_t n_procs, cap_procs;
-	struct bc_idmap by_pid;	  /* pid -> index + 1 into procs */
+	struct bc_pidtab procs;	  /* of struct kproc */
 	struct bc_live_set known; /* processes whose mappings the state holds since they began */
 	size_t subexps;
 	char *kallmodsyms; /* the founder's copy of the kernel symbols, which children link */
@@ -59,27 +58,29 @@ struct er_ktree {
 
 static struct kproc *find(struct er_ktree *t, uint32_t pid)
 {
-	uint32_t *i = bc_idmap_find(&t->by_pid, pid);
-
-	return i && *i ? &t->procs[*i - 1] : NULL;
+	return bc_pidtab_find(&t->procs, pid);
 }
 
-/* The process pid, made on first sight. */
+/* The process pid, made on first sight. NULL: no memory. */
 static struct kproc *get(struct er_ktree *t, uint32_t pid)
 {
 	struct kproc *p = find(t, pid);
-	uint32_t *i;
 
 	if (p)
 		return p;
-	if (BC_GROW(t->procs, t->cap_procs, t->n_procs + 1) ||
-	    bc_idmap_get_or_add(&t->by_pid, pid, 0, &i))
-		return NULL;
-	p = &t->procs[t->n_procs];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	*i = (uint32_t)++t->n_procs;
+	p = bc_pidtab_add(&t->procs, pid);
+	if (p)
+		p->pid = pid;
 	return p;
+}
+
+/* An entry released (an exit long ago, or the end): its writer, if still open. */
+static void release_kproc(void *entry, void *ctx)
+{
+	struct kproc *p = entry;
+
+	(void)ctx;
+	bc_sink_destroy(p->writer);
 }
 
 static int end_child(struct kproc *p, uint64_t ktime)
@@ -319,23 +320,29 @@ static int ktree_event(struct bc_sink *s, const struct bc_event *ev)
 	case BC_REC_PROC_FORK: {
 		const struct bc_rec_fork *f = (const void *)h;
 
-		p = get(t, f->child_pid);
-		if (!p)
-			return -ENOMEM;
+		if (!f->child_pid)
+			return 0; /* a damaged record */
 		/* a reused pid is a new process */
-		end_child(p, h->ktime);
-		p->exited = false;
+		p = find(t, f->child_pid);
+		if (p) {
+			end_child(p, h->ktime);
+			bc_pidtab_remove(&t->procs, f->child_pid);
+		}
+		if (!get(t, f->child_pid))
+			return -ENOMEM;
 		/* A child's mappings are its parent's copy, which the recorder sends now. */
 		return bc_live_add(&t->known, f->child_pid);
 	}
 	case BC_REC_PROC_EXIT:
 		p = find(t, h->pid);
 		bc_live_remove(&t->known, h->pid);
-		if (!p)
+		if (!p || p->exited)
 			return 0;
 		p->exited = true;
 		p->exit_code = ((const struct bc_rec_exit *)h)->exit_code;
-		return end_child(p, h->ktime);
+		rc = end_child(p, h->ktime);
+		/* kept a while (a late record must not open it again), then released */
+		return rc ? rc : bc_pidtab_exited(&t->procs, h->pid);
 	default:
 		return 0;
 	}
@@ -355,9 +362,11 @@ static int ktree_flush(struct bc_sink *s)
 	struct er_ktree *t = (struct er_ktree *)s;
 	int rc = bc_sink_flush(t->founder);
 
-	for (size_t i = 0; i < t->n_procs; i++) {
-		if (t->procs[i].writer) {
-			int e = bc_sink_flush(t->procs[i].writer);
+	for (size_t i = 0; i < t->procs.n; i++) {
+		struct kproc *p = bc_pidtab_at(&t->procs, i);
+
+		if (p->writer) {
+			int e = bc_sink_flush(p->writer);
 
 			if (e && !rc)
 				rc = e;
@@ -371,8 +380,8 @@ static int ktree_end(struct bc_sink *s, const struct bc_session_end *end)
 	struct er_ktree *t = (struct er_ktree *)s;
 	int rc = 0, e;
 
-	for (size_t i = 0; i < t->n_procs; i++) {
-		e = end_child(&t->procs[i], end->end_ktime);
+	for (size_t i = 0; i < t->procs.n; i++) {
+		e = end_child(bc_pidtab_at(&t->procs, i), end->end_ktime);
 		if (e && !rc)
 			rc = e;
 	}
@@ -384,13 +393,9 @@ static void ktree_destroy(struct bc_sink *s)
 {
 	struct er_ktree *t = (struct er_ktree *)s;
 
-	for (size_t i = 0; i < t->n_procs; i++) {
-		bc_sink_destroy(t->procs[i].writer);
-	}
+	bc_pidtab_free(&t->procs);
 	bc_sink_destroy(t->founder);
 	bc_live_free(&t->known);
-	bc_idmap_free(&t->by_pid);
-	free(t->procs);
 	free(t->kallmodsyms);
 	free(t->path);
 	free(t);
@@ -416,6 +421,7 @@ struct bc_sink *bc_er_ktree_sink_new(const char *exp_path, char *err, size_t err
 		return NULL;
 	}
 	t->base.ops = &ktree_ops;
+	bc_pidtab_init(&t->procs, sizeof(struct kproc), release_kproc, NULL);
 	t->founder = bc_er_sink_new(exp_path, err, errlen);
 	if (!t->founder) {
 		free(t->path);

@@ -19,6 +19,7 @@
 #include "bpfcollect/containers.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/outmode.h"
+#include "bpfcollect/pidtab.h"
 #include "bpfcollect/procinfo.h"
 #include "bpfcollect/state.h"
 #include "bpfcollect/xml.h"
@@ -47,9 +48,9 @@ struct er_tree {
 	struct bc_sink base;
 	char *path;
 	struct bc_session sess; /* the founder's, copied for the children */
-	struct proc_exp *procs;
-	size_t n_procs, cap_procs;
-	struct bc_idmap by_pid; /* pid -> index + 1 of its process now in procs */
+	struct proc_exp root;	/* the founder's process, kept to the end */
+	bool root_found;	/* and found by its pid: no other process has it since */
+	struct bc_pidtab procs; /* of struct proc_exp: the other processes */
 	struct bc_sink *founder;
 	uint64_t last_ktime;
 	char *kallmodsyms; /* the founder's kernel symbols, which descendants link */
@@ -58,41 +59,43 @@ struct er_tree {
 
 static struct proc_exp *find(struct er_tree *t, uint32_t pid)
 {
-	uint32_t *i = bc_idmap_find(&t->by_pid, pid);
-
-	return i && *i ? &t->procs[*i - 1] : NULL;
+	if (t->root_found && pid == t->root.pid)
+		return &t->root;
+	return bc_pidtab_find(&t->procs, pid);
 }
 
 /* A new process pid: it is the one find() gives from now on. */
 static struct proc_exp *add(struct er_tree *t, uint32_t pid)
 {
-	struct proc_exp *v;
-	uint32_t *i;
+	struct proc_exp *v = bc_pidtab_add(&t->procs, pid);
 
-	if (BC_GROW(t->procs, t->cap_procs, t->n_procs + 1) ||
-	    bc_idmap_get_or_add(&t->by_pid, pid, 0, &i))
-		return NULL;
-	v = &t->procs[t->n_procs];
-	memset(v, 0, sizeof(*v));
-	v->pid = pid;
-	*i = (uint32_t)++t->n_procs;
+	if (v)
+		v->pid = pid;
 	return v;
 }
 
 /*
- * The entry for a new process pid: a fresh one, or, when pid is reused,
- * the one of the process that had it and exited (its experiment ended at
- * its exit). The founder's entry stays the founder's: it is retired
- * (pid 0) and a fresh one is made.
+ * The entry for a new process pid, when old (exited, its experiment ended
+ * at its exit) had it. The founder's process stays the founder's, no
+ * longer found by pid.
  */
 static struct proc_exp *reuse_or_add(struct er_tree *t, struct proc_exp *old, uint32_t pid)
 {
-	if (old && old != &t->procs[0]) {
-		memset(old, 0, sizeof(*old));
-		old->pid = pid;
-		return old;
-	}
-	return add(t, pid); /* the founder's entry stays, no longer found by pid */
+	if (old == &t->root)
+		t->root_found = false;
+	else if (old)
+		bc_pidtab_remove(&t->procs, pid);
+	return add(t, pid);
+}
+
+/* A process's entry released (an exit long ago, or the end): its writer, if still open. */
+static void release_proc(void *entry, void *ctx)
+{
+	struct proc_exp *p = entry;
+	struct er_tree *t = ctx;
+
+	if (p->writer != t->founder)
+		bc_sink_destroy(p->writer);
 }
 
 /* Creates DIR/LINEAGE.er and begins its writer for process pid, as the stream describes it. */
@@ -162,7 +165,7 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 	int n;
 
 	child = find(t, f->child_pid);
-	if (t->sess.no_follow || (child && !child->exited))
+	if (t->sess.no_follow || (child && !child->exited) || !f->child_pid)
 		return 0;
 	n = snprintf(lineage, sizeof(lineage), "%s_%c%u", parent->lineage, fork_like ? 'f' : 'C',
 		     fork_like ? ++parent->forks : ++parent->clones);
@@ -185,7 +188,6 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_exec *x)
 {
 	char lineage[LINEAGE_MAX], attrs[512], file[BC_PATH_LEN + 1];
-	struct proc_exp *founder_proc;
 	int n, rc;
 
 	/* The launched command's own exec is where the founder starts, not a new image. */
@@ -220,9 +222,8 @@ static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_ex
 	rc = open_child(t, p, x->h.ktime, file);
 	if (rc)
 		return rc;
-	founder_proc = &t->procs[0];
 	return bc_er_sink_log_event(t->founder, x->h.ktime, "desc_started",
-				    founder_proc == p ? "variant=\"execve\" follow=\"1\"" : attrs);
+				    p == &t->root ? "variant=\"execve\" follow=\"1\"" : attrs);
 }
 
 int bc_er_process_name(const char *founder, uint32_t pid, char *comm, size_t commlen, char *name,
@@ -267,7 +268,7 @@ static int adopt(struct er_tree *t, struct proc_exp *p)
 	rc = open_child(t, p, ktime, comm[0] ? comm : "(unknown)");
 	if (rc)
 		return rc;
-	return log_descendant(t, &t->procs[0], ktime, "attach", lineage, pid);
+	return log_descendant(t, &t->root, ktime, "attach", lineage, pid);
 }
 
 static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
@@ -290,14 +291,13 @@ static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
 		t->sess.kallsyms = t->kallmodsyms;
 		t->sess.kallsyms_formatted = true;
 	}
-	root = add(t, sess->root_pid);
-	if (!root)
-		return -ENOMEM;
-	root->writer = t->founder;
-	root->launch_exec_pending = !sess->attached;
+	t->root.pid = sess->root_pid;
+	t->root.writer = t->founder;
+	t->root.launch_exec_pending = !sess->attached;
+	t->root_found = sess->root_pid != 0;
 	/* the others attached: the agent's PROC_NAME of each comes first */
 	for (size_t i = 0; i < sess->n_extra_pids; i++) {
-		if (find(t, sess->extra_pids[i]))
+		if (!sess->extra_pids[i] || find(t, sess->extra_pids[i]))
 			continue;
 		root = add(t, sess->extra_pids[i]);
 		if (!root)
@@ -334,11 +334,17 @@ static int tree_event(struct bc_sink *s, const struct bc_event *ev)
 		return rc;
 	if (p && h->kind == BC_REC_PROC_FORK)
 		return on_fork(t, p, (const struct bc_rec_fork *)h);
-	if (p && h->kind == BC_REC_PROC_EXIT) {
+	if (p && h->kind == BC_REC_PROC_EXIT && !p->exited) {
 		p->exited = true;
 		p->exit_code = ((const struct bc_rec_exit *)h)->exit_code;
-		if (p->writer != t->founder)
-			return end_writer(p, h->ktime);
+		if (p->writer != t->founder) {
+			rc = end_writer(p, h->ktime);
+			if (rc)
+				return rc;
+		}
+		/* kept a while for its late records, then its slot serves another */
+		if (p != &t->root)
+			return bc_pidtab_exited(&t->procs, h->pid);
 	}
 	return 0;
 }
@@ -358,9 +364,11 @@ static int tree_flush(struct bc_sink *s)
 	struct er_tree *t = (struct er_tree *)s;
 	int rc = bc_sink_flush(t->founder);
 
-	for (size_t i = 0; i < t->n_procs; i++) {
-		if (t->procs[i].writer && t->procs[i].writer != t->founder) {
-			int e = bc_sink_flush(t->procs[i].writer);
+	for (size_t i = 0; i <= t->procs.n; i++) {
+		struct proc_exp *p = i ? bc_pidtab_at(&t->procs, i - 1) : &t->root;
+
+		if (p->writer && p->writer != t->founder) {
+			int e = bc_sink_flush(p->writer);
 
 			if (e && !rc)
 				rc = e;
@@ -375,14 +383,19 @@ static int tree_end(struct bc_sink *s, const struct bc_session_end *end)
 	int rc = 0;
 
 	/* attached beside the founder and silent throughout: its experiment all the same */
-	for (size_t i = 0; i < t->n_procs && !rc; i++)
-		if (t->procs[i].pending)
-			rc = adopt(t, &t->procs[i]);
+	for (size_t i = 0; i < t->procs.n && !rc; i++) {
+		struct proc_exp *p = bc_pidtab_at(&t->procs, i);
+
+		if (p->pending)
+			rc = adopt(t, p);
+	}
 
 	/* Descendants still running when recording stops end here too, without an exit. */
-	for (size_t i = 0; i < t->n_procs; i++) {
-		if (t->procs[i].writer && t->procs[i].writer != t->founder) {
-			int e = end_writer(&t->procs[i], end->end_ktime);
+	for (size_t i = 0; i <= t->procs.n; i++) {
+		struct proc_exp *p = i ? bc_pidtab_at(&t->procs, i - 1) : &t->root;
+
+		if (p->writer && p->writer != t->founder) {
+			int e = end_writer(p, end->end_ktime);
 
 			if (e && !rc)
 				rc = e;
@@ -397,12 +410,9 @@ static void tree_destroy(struct bc_sink *s)
 {
 	struct er_tree *t = (struct er_tree *)s;
 
-	for (size_t i = 0; i < t->n_procs; i++)
-		if (t->procs[i].writer && t->procs[i].writer != t->founder)
-			bc_sink_destroy(t->procs[i].writer);
+	bc_pidtab_free(&t->procs);
+	release_proc(&t->root, t);
 	bc_sink_destroy(t->founder);
-	bc_idmap_free(&t->by_pid);
-	free(t->procs);
 	free(t->kallmodsyms);
 	free(t->path);
 	free(t);
@@ -428,6 +438,7 @@ struct bc_sink *bc_er_tree_sink_new(const char *exp_path, char *err, size_t errl
 		return NULL;
 	}
 	t->base.ops = &tree_ops;
+	bc_pidtab_init(&t->procs, sizeof(struct proc_exp), release_proc, t);
 	t->founder = bc_er_sink_new(exp_path, err, errlen);
 	if (!t->founder) {
 		free(t->path);

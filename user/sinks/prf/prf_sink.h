@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "bpfcollect/model.h"
+#include "bpfcollect/pidtab.h"
 #include "bpfcollect/prf.h"
 
 /* A function entry whose return has not been seen yet. */
@@ -24,7 +25,7 @@ struct prf_frame {
 };
 
 struct prf_thread {
-	uint32_t tid; /* 0: free slot */
+	uint32_t tid;
 	uint32_t pid;
 	uint32_t hash;
 	bool dead;	      /* its exit record was seen */
@@ -53,8 +54,8 @@ struct prf_sink {
 	int64_t wall_offset;
 	uint64_t last_ktime;
 	bool header_done;
-	struct prf_thread *threads;
-	size_t nthreads, tcap;	/* tcap: power of 2 */
+	/* by tid; a dead thread's released after later exits (bpfcollect/pidtab.h) */
+	struct bc_pidtab threads;
 	struct prf_thread zero; /* thread id 0 (records of no thread, or corrupt ones) */
 	bool zero_seen;
 	struct prf_name *names;

@@ -66,23 +66,13 @@ static struct prf_thread *thread_find(struct prf_sink *p, uint32_t tid)
 {
 	if (!tid)
 		return p->zero_seen ? &p->zero : NULL;
-	if (!p->tcap)
-		return NULL;
-	for (size_t i = mix32(tid) & (p->tcap - 1);; i = (i + 1) & (p->tcap - 1)) {
-		if (p->threads[i].tid == tid)
-			return &p->threads[i];
-		if (!p->threads[i].tid)
-			return NULL;
-	}
+	return bc_pidtab_find(&p->threads, tid);
 }
 
-static struct prf_thread *thread_slot(struct prf_thread *v, size_t cap, uint32_t tid)
+static void release_thread(void *entry, void *ctx)
 {
-	size_t i = mix32(tid) & (cap - 1);
-
-	while (v[i].tid && v[i].tid != tid)
-		i = (i + 1) & (cap - 1);
-	return &v[i];
+	(void)ctx;
+	free(((struct prf_thread *)entry)->frames);
 }
 
 /* Resets the state of tid (a new thread, or the tid reused), creating it if needed. */
@@ -91,29 +81,16 @@ static struct prf_thread *thread_new(struct prf_sink *p, uint32_t tid, uint32_t 
 	struct prf_thread *t;
 
 	if (!tid) {
-		/* id 0 marks a free slot of the table: thread 0 lives beside it */
+		/* thread 0 lives beside the table */
 		t = &p->zero;
 		p->zero_seen = true;
 		goto reset;
 	}
-	if ((p->nthreads + 1) * 2 > p->tcap) {
-		size_t cap = p->tcap ? p->tcap * 2 : 256;
-		struct prf_thread *v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		for (size_t i = 0; i < p->tcap; i++)
-			if (p->threads[i].tid)
-				*thread_slot(v, cap, p->threads[i].tid) = p->threads[i];
-		free(p->threads);
-		p->threads = v;
-		p->tcap = cap;
-	}
-	t = thread_slot(p->threads, p->tcap, tid);
-	if (!t->tid) {
-		p->nthreads++;
-		memset(t, 0, sizeof(*t));
-	}
+	/* a tid used again is a new entry: an exit noted of the one before must not release it */
+	bc_pidtab_remove(&p->threads, tid);
+	t = bc_pidtab_add(&p->threads, tid);
+	if (!t)
+		return NULL;
 reset:
 	t->tid = tid;
 	t->pid = pid;
@@ -483,6 +460,9 @@ static int proc_event(struct prf_sink *p, struct prf_thread *t, const struct bc_
 		bc_prf_put_be64(p->opt, (uint64_t)(int64_t)x->exit_code);
 		bc_prf_put_be64(p->opt + 8, x->sum_exec);
 		n = prf_opt_text(p, 16, x->comm, strnlen(x->comm, sizeof(x->comm)));
+		/* kept a while for late records, then its slot serves another thread */
+		if (!t->dead && t != &p->zero && (rc = bc_pidtab_exited(&p->threads, t->tid)))
+			return rc;
 		t->dead = true;
 		return prf_emit(p, t, 0, h->seq, proc ? BC_PRF_EV_PROC_EXIT : BC_PRF_EV_THREAD_EXIT,
 				h->ktime, 0, false, "process", proc ? "exit" : "thread_exit", n);
@@ -683,9 +663,12 @@ static int prf_end(struct bc_sink *s, const struct bc_session_end *end)
 	int rc = 0;
 
 	/* Calls still running when the recording ended: open at detach, no error. */
-	for (size_t i = 0; i < p->tcap && !rc; i++)
-		if (p->threads[i].tid && !p->threads[i].dead)
-			rc = close_frames(p, &p->threads[i], when, 0, CLOSE_AT_END);
+	for (size_t i = 0; i < p->threads.n && !rc; i++) {
+		struct prf_thread *t = bc_pidtab_at(&p->threads, i);
+
+		if (t->tid && !t->dead)
+			rc = close_frames(p, t, when, 0, CLOSE_AT_END);
+	}
 	write_header(p);
 	if (fflush(p->out) || ferror(p->out))
 		return bc_io_errno();
@@ -696,9 +679,7 @@ static void prf_destroy(struct bc_sink *s)
 {
 	struct prf_sink *p = (struct prf_sink *)s;
 
-	for (size_t i = 0; i < p->tcap; i++)
-		free(p->threads[i].frames);
-	free(p->threads);
+	bc_pidtab_free(&p->threads);
 	free(p->zero.frames);
 	for (size_t i = 0; i < p->nnames; i++)
 		free(p->names[i].s);
@@ -743,6 +724,7 @@ struct bc_sink *bc_prf_sink_new(FILE *out, const struct bc_prf_opts *o)
 	if (!p)
 		return NULL;
 	p->base.ops = &prf_ops;
+	bc_pidtab_init(&p->threads, sizeof(struct prf_thread), release_thread, NULL);
 	p->out = out;
 	if (o)
 		p->o = *o;

@@ -40,11 +40,13 @@ struct rtl_thread {
 
 struct rtl_proc {
 	uint32_t pid, serial;
-	char *scope; /* "MODULE (AUTHOR) ::", for lines outside any function */
+	const char *scope; /* "MODULE (AUTHOR) ::", for lines outside any function */
 	char *exe;
 	struct rtl_thread *threads;
 	size_t nthreads, capthreads;
-	struct bc_outfile file;
+	struct bc_outfile *file; /* while open */
+	size_t lines;		 /* its lines waiting in the reorder buffer */
+	bool used;		 /* false: a free slot */
 	bool opened, closed, exited;
 	uint64_t first_ktime;
 };
@@ -67,17 +69,25 @@ struct rtl_sink {
 	int64_t wall_offset_ns;
 	uint32_t root_pid;
 	const struct bc_state *state;
+	/*
+	 * Processes: a slot is freed once its file is closed and none of its
+	 * lines wait, and serves the next, so memory stays flat however many
+	 * processes come and go.
+	 */
 	struct rtl_proc *procs;
 	size_t nprocs, capprocs;
+	uint32_t *free_procs;
+	size_t n_free, cap_free;
 	struct bc_idmap by_pid; /* pid -> index + 1 of its current process */
 	const char *root_exe;	/* the session's argv[0] */
-	char **old_scopes;	/* process scopes before an exec, freed at the end */
-	size_t n_old, cap_old;
+	char **images;		/* process scopes, one per module: lines point at them */
+	size_t n_images, cap_images;
 	char **func_scopes; /* by function id, made at first use */
 	uint8_t *func_msg;  /* by function id: 0 not looked at, 1 no, 2 + N its message arg N */
 	size_t nfunc_scopes;
 	struct bc_rtl_opts opts;
 	struct bc_reorder q; /* of struct pending */
+	uint64_t flushed_at; /* the stream time of the last flush */
 	char line[BC_RTL_LINE_MAX];
 	char msg[MSG_MAX];
 	int error;
@@ -85,29 +95,68 @@ struct rtl_sink {
 
 /* ------------------------------------------------------------ processes */
 
+/* The one copy of a process scope, kept to the end (as few as the modules run). */
+static const char *image_scope(struct rtl_sink *t, const char *scope)
+{
+	for (size_t i = 0; i < t->n_images; i++)
+		if (strcmp(t->images[i], scope) == 0)
+			return t->images[i];
+	if (BC_GROW(t->images, t->cap_images, t->n_images + 1) ||
+	    !(t->images[t->n_images] = strdup(scope)))
+		return NULL;
+	return t->images[t->n_images++];
+}
+
 /*
  * What p runs now, as the stream says (its exec, else its name): its
- * executable and the scope of its lines outside any function. The scope
- * before stays (kept for the lines that wait with it) until the end.
+ * executable and the scope of its lines outside any function.
  */
 static int proc_image(struct rtl_sink *t, struct rtl_proc *p, const char *exe)
 {
-	char module[64], scope[256], **old;
+	char module[64], scope[256];
+	const char *shared;
 	char *e = strdup(exe);
 
 	bc_rtl_module(exe, module, sizeof(module));
 	snprintf(scope, sizeof(scope), "%s (%s) ::", p->pid ? module : "kernel", t->author);
-	if (!e || BC_GROW(t->old_scopes, t->cap_old, t->n_old + 1)) {
+	shared = image_scope(t, scope);
+	if (!e || !shared) {
 		free(e);
 		return -ENOMEM;
 	}
-	old = &t->old_scopes[t->n_old];
-	*old = p->scope;
-	t->n_old += p->scope != NULL;
-	p->scope = strdup(scope);
+	p->scope = shared;
 	free(p->exe);
 	p->exe = e;
-	return p->scope ? 0 : -ENOMEM;
+	return 0;
+}
+
+/* p's own memory, and its file if still open (the end of a failed recording). */
+static void proc_clear(struct rtl_proc *p)
+{
+	if (p->file) {
+		bc_outfile_abort(p->file);
+		free(p->file);
+	}
+	for (size_t k = 0; k < p->nthreads; k++)
+		free(p->threads[k].scopes);
+	free(p->threads);
+	free(p->exe);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Frees slot i once its process is done: file closed, no line of it waiting. */
+static void proc_release_if_done(struct rtl_sink *t, uint32_t i)
+{
+	struct rtl_proc *p = &t->procs[i];
+	uint32_t *cur;
+
+	if (!p->used || !p->closed || p->lines)
+		return;
+	cur = bc_idmap_find(&t->by_pid, p->pid);
+	if (cur && *cur == i + 1)
+		bc_idmap_remove(&t->by_pid, p->pid);
+	proc_clear(p);
+	t->free_procs[t->n_free++] = i; /* room made when the slot was taken */
 }
 
 static struct rtl_proc *proc_new(struct rtl_sink *t, uint32_t pid)
@@ -126,19 +175,24 @@ static struct rtl_proc *proc_new(struct rtl_sink *t, uint32_t pid)
 		exe = "kernel";
 	else if (pid == t->root_pid && !(sp && sp->exe) && t->root_exe)
 		exe = t->root_exe;
-	if (BC_GROW(t->procs, t->capprocs, t->nprocs + 1) ||
+	if ((!t->n_free && BC_GROW(t->procs, t->capprocs, t->nprocs + 1)) ||
+	    BC_GROW(t->free_procs, t->cap_free, t->nprocs + 1) ||
 	    bc_idmap_get_or_add(&t->by_pid, pid, 0, &i))
 		return NULL;
-	p = &t->procs[t->nprocs];
+	p = &t->procs[t->n_free ? t->free_procs[t->n_free - 1] : t->nprocs];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	p->used = true;
 	p->serial = sp && sp->serial ? sp->serial : 1;
 	if (proc_image(t, p, exe) < 0) {
-		free(p->exe);
-		free(p->scope);
+		proc_clear(p);
 		return NULL;
 	}
-	*i = (uint32_t)++t->nprocs;
+	if (t->n_free)
+		t->n_free--;
+	else
+		t->nprocs++;
+	*i = (uint32_t)(p - t->procs) + 1;
 	return p;
 }
 
@@ -200,7 +254,7 @@ static const char *func_scope(struct rtl_sink *t, const struct bc_func *f)
 
 /* ------------------------------------------------------------ the reorder buffer */
 
-static int add_line(struct rtl_sink *t, const struct rtl_proc *p, const struct bc_rec_head *h,
+static int add_line(struct rtl_sink *t, struct rtl_proc *p, const struct bc_rec_head *h,
 		    uint32_t sub, char kind, const char *scope, const char *msg, bool marker)
 {
 	char *copy = strdup(msg);
@@ -219,6 +273,7 @@ static int add_line(struct rtl_sink *t, const struct rtl_proc *p, const struct b
 			      .marker = marker,
 			      .scope = scope,
 			      .msg = copy};
+	p->lines++;
 	return 0;
 }
 
@@ -257,9 +312,14 @@ static int open_file(struct rtl_sink *t, struct rtl_proc *p, uint64_t ktime)
 		n = snprintf(path, sizeof(path), "%s_%" PRIu32 ".log", t->prefix, p->pid);
 	if (n >= PATH_MAX)
 		return -ENAMETOOLONG;
-	n = bc_outfile_open(&p->file, path, t->replace ? BC_OUTFILE_REPLACE : BC_OUTFILE_CREATE,
+	p->file = calloc(1, sizeof(*p->file));
+	if (!p->file)
+		return -ENOMEM;
+	n = bc_outfile_open(p->file, path, t->replace ? BC_OUTFILE_REPLACE : BC_OUTFILE_CREATE,
 			    t->protect[0] ? t->protect : NULL, err, sizeof(err));
 	if (n < 0) {
+		free(p->file);
+		p->file = NULL;
 		fprintf(stderr, "bpfcollect: %s\n", err);
 		return n;
 	}
@@ -270,14 +330,29 @@ static int open_file(struct rtl_sink *t, struct rtl_proc *p, uint64_t ktime)
 	snprintf(msg, sizeof(msg), "start %s.%09" PRId64 "Z pid %" PRIu32 " exe %s", stamp,
 		 wall % 1000000000, p->pid, p->exe);
 	bc_rtl_line(t->line, sizeof(t->line), 0, p->pid, '|', p->scope, msg, strlen(msg), false);
-	fputs(t->line, p->file.f);
+	fputs(t->line, p->file->f);
 	return 0;
+}
+
+/* p's file, complete: renamed into place (REPLACE) and closed. */
+static int close_file(struct rtl_proc *p)
+{
+	char err[512];
+	int rc = 0;
+
+	p->closed = true;
+	if (p->file) {
+		rc = bc_outfile_commit(p->file, err, sizeof(err));
+		bc_outfile_abort(p->file);
+		free(p->file);
+		p->file = NULL;
+	}
+	return rc;
 }
 
 static int write_line(struct rtl_sink *t, const struct pending *l)
 {
 	struct rtl_proc *p = &t->procs[l->proc];
-	char err[512];
 	int rc;
 
 	if (p->closed)
@@ -286,22 +361,22 @@ static int write_line(struct rtl_sink *t, const struct pending *l)
 		return rc;
 	bc_rtl_line(t->line, sizeof(t->line), (l->ktime - p->first_ktime) / 1000000, l->tid,
 		    l->kind, l->scope, l->msg, strlen(l->msg), l->marker);
-	if (fputs(t->line, p->file.f) < 0)
+	if (fputs(t->line, p->file->f) < 0)
 		return bc_io_errno();
 	if (!l->last)
 		return 0;
-	p->closed = true;
-	rc = bc_outfile_commit(&p->file, err, sizeof(err));
-	bc_outfile_abort(&p->file);
-	return rc;
+	return close_file(p);
 }
 
 static int emit_line(void *ctx, void *item)
 {
+	struct rtl_sink *t = ctx;
 	struct pending *l = item;
-	int rc = write_line(ctx, l);
+	int rc = write_line(t, l);
 
 	free(l->msg);
+	t->procs[l->proc].lines--;
+	proc_release_if_done(t, l->proc);
 	return rc;
 }
 
@@ -459,8 +534,15 @@ static int rtl_event(struct bc_sink *s, const struct bc_event *ev)
 		if (h->kind == BC_REC_SYS_EXIT)
 			th->enter_size = 0;
 	}
-	if (!rc && t->q.n >= FLUSH_LINES)
+	/*
+	 * Lines leave once they can no longer be overtaken: checked every
+	 * window of stream time, so a short process's file closes soon after
+	 * its exit (files open stay few however many processes come and go).
+	 */
+	if (!rc && (t->q.n >= FLUSH_LINES || t->q.newest >= t->flushed_at + WINDOW_NS)) {
+		t->flushed_at = t->q.newest;
 		rc = flush(t, false);
+	}
 	return rc;
 }
 
@@ -479,7 +561,6 @@ static int rtl_end(struct bc_sink *s, const struct bc_session_end *end)
 {
 	struct rtl_sink *t = (struct rtl_sink *)s;
 	struct bc_rec_head at = {.ktime = end->end_ktime, .seq = UINT64_MAX};
-	char err[512];
 	int rc = 0;
 
 	/* what the recording ended inside of */
@@ -495,12 +576,8 @@ static int rtl_end(struct bc_sink *s, const struct bc_session_end *end)
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct rtl_proc *p = &t->procs[i];
 
-		if (!p->opened || p->closed)
-			continue;
-		p->closed = true;
-		if (bc_outfile_commit(&p->file, err, sizeof(err)) < 0 && !rc)
+		if (p->used && p->opened && !p->closed && close_file(p) < 0 && !rc)
 			rc = -EIO;
-		bc_outfile_abort(&p->file);
 	}
 	return rc;
 }
@@ -510,21 +587,13 @@ static void rtl_destroy(struct bc_sink *s)
 	struct rtl_sink *t = (struct rtl_sink *)s;
 
 	bc_reorder_free(&t->q, drop_line);
-	for (size_t i = 0; i < t->nprocs; i++) {
-		struct rtl_proc *p = &t->procs[i];
-
-		if (p->opened && !p->closed)
-			bc_outfile_abort(&p->file);
-		for (size_t k = 0; k < p->nthreads; k++)
-			free(p->threads[k].scopes);
-		free(p->threads);
-		free(p->scope);
-		free(p->exe);
-	}
+	for (size_t i = 0; i < t->nprocs; i++)
+		proc_clear(&t->procs[i]);
 	free(t->procs);
-	for (size_t i = 0; i < t->n_old; i++)
-		free(t->old_scopes[i]);
-	free(t->old_scopes);
+	free(t->free_procs);
+	for (size_t i = 0; i < t->n_images; i++)
+		free(t->images[i]);
+	free(t->images);
 	for (size_t i = 0; i < t->nfunc_scopes; i++)
 		free(t->func_scopes[i]);
 	free(t->func_scopes);

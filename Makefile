@@ -164,6 +164,7 @@ bench: $(BIN) $(TARGET_BINS)
 	tools/bench-io.sh $(O)
 	tools/bench-untraced.sh $(O)
 	tools/bench-system.sh $(O)
+	tools/bench-memory.sh $(O)
 
 # ---------------------------------------------------------------- install
 install: $(BIN)

@@ -43,10 +43,14 @@ $(O)/tests/plain/test_%: test_%.c $(O)/libbpfcollect.a $(UNIT_FIXTURES)
 
 # Targets are built the way users build programs: -O2, frame pointers kept so
 # call stacks stay meaningful; -fno-inline keeps every counted call a real call.
+# TARGET_FLAGS_NAME adds flags for one target.
+TARGET_FLAGS_cetcalls := -fcf-protection=full
+
 $(O)/tests/targets/%: tests/targets/%.c tests/targets/traced.h
 	$(msg) CC $@
 	@mkdir -p $(@D)
-	$(Q)$(CC) -std=gnu11 $(WARN) -g -O2 -fno-omit-frame-pointer -fno-inline -pthread -o $@ $< -lm
+	$(Q)$(CC) -std=gnu11 $(WARN) -g -O2 -fno-omit-frame-pointer -fno-inline -pthread \
+		$(TARGET_FLAGS_$*) -o $@ $< -lm
 
 # Libraries the targets load (dlopen): tests/targets/lib/NAME.c -> lib/libNAME.so
 TARGET_LIBS := $(patsubst tests/targets/lib/%.c,$(O)/tests/targets/lib/lib%.so,$(wildcard tests/targets/lib/*.c))

@@ -22,7 +22,12 @@ struct bc_func {
 	char *object;	 /* path of the load object holding it */
 	uint64_t addr;	 /* st_value: link-time virtual address */
 	uint64_t size;	 /* st_size */
-	uint64_t offset; /* file offset of the first instruction (uprobe) */
+	uint64_t offset; /* file offset of the first instruction */
+	/*
+	 * Where its probes go, when not at offset: past an endbr64, which the
+	 * kernel would single-step on every hit (bc_functab_drop_unprobeable).
+	 */
+	uint64_t probe_offset;
 	/* --arg/--retval: what is captured; capture.n_entry + n_return == 0 when nothing */
 	struct bc_capture_spec capture;
 };
@@ -39,6 +44,12 @@ void bc_functab_free(struct bc_functab *t);
 int bc_functab_add(struct bc_functab *t, const char *name, const char *object, uint64_t addr,
 		   uint64_t size, uint64_t offset);
 const struct bc_func *bc_functab_get(const struct bc_functab *t, uint32_t id);
+
+/* The file offset f's uprobes are placed at. */
+static inline uint64_t bc_func_probe_offset(const struct bc_func *f)
+{
+	return f->probe_offset ? f->probe_offset : f->offset;
+}
 
 static inline bool bc_func_captures(const struct bc_func *f)
 {

@@ -35,8 +35,10 @@ int bc_func_name_probeable(const char *name, const char **why);
  * Drops from funcs every function that must not or cannot be probed (by
  * its name, then by its first instruction, read from the file at its
  * offset), calling warn for each with the reason as a clause ("its first
- * instruction has a LOCK prefix, which uprobes cannot probe"). Function
- * ids are renumbered. Returns how many were dropped, or -errno.
+ * instruction has a LOCK prefix, which uprobes cannot probe"). A function
+ * that starts with endbr64 gets its probe_offset past it (the next
+ * instruction is the one checked). Function ids are renumbered. Returns
+ * how many were dropped, or -errno.
  */
 int bc_functab_drop_unprobeable(struct bc_functab *funcs,
 				void (*warn)(const struct bc_func *f, const char *why));

@@ -620,6 +620,8 @@ test_bad_input() {
 . "$HERE/gtf.sh"
 # shellcheck source=tests/integration/reliability.sh
 . "$HERE/reliability.sh"
+# shellcheck source=tests/integration/cost.sh
+. "$HERE/cost.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
@@ -627,7 +629,7 @@ TESTS+=" bpftrace_counts demo naming lost args descendants experiment_files prf 
 TESTS+=" profile kernel system_wide offcpu_clock heap sync io formats exec_argv"
 TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf permissions"
 TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
-TESTS+=" unsafe_functions disk_full killed_agent faults"
+TESTS+=" unsafe_functions disk_full killed_agent faults endbr64"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in
 	*" $t "*) ;;

@@ -57,7 +57,8 @@ static int cmp_probe(const void *a, const void *b)
 		return y->kind - x->kind;
 	if (x->prog != y->prog)
 		return (uintptr_t)x->prog < (uintptr_t)y->prog ? -1 : 1;
-	return (x->func->offset > y->func->offset) - (x->func->offset < y->func->offset);
+	return (bc_func_probe_offset(x->func) > bc_func_probe_offset(y->func)) -
+	       (bc_func_probe_offset(x->func) < bc_func_probe_offset(y->func));
 }
 
 static int attach_group_multi(const struct probe *ps, size_t n, int pid, struct bc_attachment *att,
@@ -70,7 +71,7 @@ static int attach_group_multi(const struct probe *ps, size_t n, int pid, struct 
 	if (!offsets || !cookies)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		offsets[i] = ps[i].func->offset;
+		offsets[i] = bc_func_probe_offset(ps[i].func);
 		cookies[i] = ps[i].func->id;
 	}
 	fd = bc_uprobe_multi_attach(bpf_program__fd(ps[0].prog), ps[0].func->object, offsets,
@@ -98,7 +99,7 @@ static int attach_one_perf(const struct probe *p, int pid, struct bc_attachment 
 	int rc;
 
 	l = bpf_program__attach_uprobe_opts(p->prog, pid > 0 ? pid : -1, p->func->object,
-					    (size_t)p->func->offset, &opts);
+					    (size_t)bc_func_probe_offset(p->func), &opts);
 	if (!l) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot attach %s probe to %s in %s: %s",

@@ -40,6 +40,7 @@ int bc_functab_add(struct bc_functab *t, const char *name, const char *object, u
 	}
 	struct bc_func *f = &t->v[t->n];
 
+	memset(f, 0, sizeof(*f));
 	f->name = strdup(name);
 	f->object = strdup(object);
 	if (!f->name || !f->object) {
@@ -48,7 +49,6 @@ int bc_functab_add(struct bc_functab *t, const char *name, const char *object, u
 		return -ENOMEM;
 	}
 	f->id = (uint32_t)t->n;
-	memset(&f->capture, 0, sizeof(f->capture));
 	f->addr = addr;
 	f->size = size;
 	f->offset = offset;

@@ -123,11 +123,13 @@ int bc_insn_probeable(const uint8_t *code, size_t len, const char **why)
  * and *open_path cache the object last read (an unreadable object is the
  * attach's to report: its functions are kept).
  */
-static bool unprobeable(const struct bc_func *f, int *fd, const char **open_path, char *reason,
+static bool unprobeable(struct bc_func *f, int *fd, const char **open_path, char *reason,
 			size_t len)
 {
+	static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
 	const char *why = NULL;
 	uint8_t code[16];
+	size_t skip = 0;
 	ssize_t n;
 
 	if (bc_func_name_probeable(f->name, &why) < 0) {
@@ -141,9 +143,21 @@ static bool unprobeable(const struct bc_func *f, int *fd, const char **open_path
 		*open_path = f->object;
 	}
 	n = *fd >= 0 ? pread(*fd, code, sizeof(code), (off_t)f->offset) : -1;
-	if (n > 0 && bc_insn_probeable(code, (size_t)n, &why) < 0) {
-		snprintf(reason, len, "its first instruction has a %s, which uprobes cannot probe",
-			 why);
+	/*
+	 * endbr64 (every function of a CET build) is single-stepped on every
+	 * hit, ten times the cost of an emulated push. It marks the function
+	 * as an indirect-branch target and does nothing else: the probes go on
+	 * the instruction after it, reached by every call, with the stack as
+	 * at entry (the return address on top), so the return probe is the same.
+	 */
+	if (n >= (ssize_t)sizeof(endbr64) && memcmp(code, endbr64, sizeof(endbr64)) == 0 &&
+	    (f->size == 0 || f->size > sizeof(endbr64))) {
+		f->probe_offset = f->offset + sizeof(endbr64);
+		skip = sizeof(endbr64);
+	}
+	if (n > (ssize_t)skip && bc_insn_probeable(code + skip, (size_t)n - skip, &why) < 0) {
+		snprintf(reason, len, "its %s instruction has a %s, which uprobes cannot probe",
+			 skip ? "second (after endbr64)" : "first", why);
 		return true;
 	}
 	return false;

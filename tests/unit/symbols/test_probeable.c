@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -119,6 +121,39 @@ static void drops_by_name(void **state)
 	bc_functab_free(&t);
 }
 
+/*
+ * Code read from the file: probes go past an endbr64, and the instruction
+ * after it is the one checked; other functions keep their offset.
+ */
+static void past_endbr64(void **state)
+{
+	static const uint8_t code[] = {
+		0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5, /* 0: endbr64; push; mov */
+		0x55, 0x48, 0x89, 0xe5, 0x90, 0x90, 0x90, 0x90, /* 8: push; mov */
+		0xf3, 0x0f, 0x1e, 0xfa, 0xf0, 0x48, 0x0f, 0xb1, /* 16: endbr64; lock cmpxchg */
+		0xc3, 0xc3, 0xc3, 0xc3, 0xc3, 0xc3, 0xc3, 0xc3, 0xc3, 0xc3, 0xc3, 0xc3};
+	char path[] = "/tmp/bc-probeable-XXXXXX";
+	struct bc_functab t;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, code, sizeof(code)), (ssize_t)sizeof(code));
+	close(fd);
+	bc_functab_init(&t);
+	assert_int_equal(bc_functab_add(&t, "cet", path, 0x1000, 8, 0), 0);
+	assert_int_equal(bc_functab_add(&t, "plain", path, 0x1008, 8, 8), 0);
+	assert_int_equal(bc_functab_add(&t, "cet_locked", path, 0x1010, 8, 16), 0);
+	assert_int_equal(bc_functab_drop_unprobeable(&t, NULL), 1);
+	unlink(path);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(bc_func_probe_offset(&t.v[0]), 4);
+	assert_int_equal(t.v[0].offset, 0); /* its address and offset stay the function's */
+	assert_int_equal(bc_func_probe_offset(&t.v[1]), 8);
+	bc_functab_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +163,7 @@ int main(void)
 		cmocka_unit_test(truncated_input),
 		cmocka_unit_test(refused_names),
 		cmocka_unit_test(drops_by_name),
+		cmocka_unit_test(past_endbr64),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

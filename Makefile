@@ -3,7 +3,7 @@
 #   make [O=build] [V=1]   build build/bpfcollect
 #   make check             unit tests (plain, ASan+UBSan, valgrind) and integration tests
 #   make demo              build the demo program, record it, report it
-#   make bench             overhead against bpftrace, side by side
+#   make bench             cost and memory against the floor and the peers, side by side
 #   make install           PREFIX=/usr/local DESTDIR=
 #   make vmlinux           regenerate vmlinux/vmlinux.h from the running kernel's BTF
 #   make format            clang-format the sources
@@ -158,7 +158,25 @@ demo: $(BIN) $(DEMO)
 	gprofng display text -header $(O)/demo/demo.1.er 2>&1 | head -20
 
 # ---------------------------------------------------------------- bench
-bench: $(BIN) $(TARGET_BINS)
+# The floor tracer (tools/floor/): the least a uprobe tracer does per hit,
+# the reference tools/bench-cost.sh measures the tracers against.
+FLOOR := $(O)/tools/floor
+
+$(O)/tools/floor.bpf.o: tools/floor/floor.bpf.c vmlinux/vmlinux.h
+	$(msg) BPF $@
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/tools/floor.skel.h: $(O)/tools/floor.bpf.o
+	$(msg) SKEL $@
+	$(Q)$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
+
+$(FLOOR): tools/floor/floor.c $(O)/tools/floor.skel.h $(O)/libbpfcollect.a
+	$(msg) LINK $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(O)/tools -o $@ $< $(O)/libbpfcollect.a $(PC_LIBS)
+
+bench: $(BIN) $(TARGET_BINS) $(FLOOR)
+	tools/bench-cost.sh $(O)
 	tools/bench.sh $(O)
 	tools/bench-profile.sh $(O)
 	tools/bench-io.sh $(O)

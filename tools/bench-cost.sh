@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# What a traced call costs the traced program, by the function's first
+# instruction, against the floor and the peers, side by side.
+#
+#   tools/bench-cost.sh BUILD_DIR        (run by `make bench`)
+#
+# BUILD_DIR/tests/targets/firstinsn KIND N calls fi_KIND N times and prints
+# the time of that loop alone. KIND is the function's first instruction:
+# push (emulated by the kernel), nop5 (emulated; what -pg -mnop-mcount and
+# patchable entries leave), endbr (endbr64, then push: every function of a
+# CET build), sub (sub $8,%rsp: single-stepped, as most first instructions
+# of leaf functions are). Each runs untraced and under:
+#   floor       BUILD_DIR/tools/floor: one 32-byte ring record per entry and
+#               per return, no wakeup, nothing else (tools/floor/floor.bpf.c)
+#   bpfcollect  record -A off -u firstinsn:fi_KIND
+#   bpftrace    entries and returns counted in two maps
+#   perf        perf record of uprobe entry and return trace events (made
+#               in tracefs, mounted for the run when it is not)
+# BENCH_RUNS (default 5) runs, interleaved; the table shows medians, per
+# call (entry + return): the traced loop minus the untraced one, over N.
+# x_floor is bpfcollect against the floor; the last line is bpfcollect on
+# endbr against bpfcollect on push. Every run's counts are checked against
+# N: a run that missed calls is reported, not averaged.
+#
+# Environment: BENCH_RUNS, BENCH_COST_CALLS (N, default 200000).
+# A measurement, not a test: it exits non-zero only when it cannot measure.
+set -u
+
+die() {
+	echo "bench-cost: $*" >&2
+	exit 1
+}
+
+[ $# -eq 1 ] || {
+	echo "usage: $0 BUILD_DIR" >&2
+	exit 2
+}
+build_dir=$(cd "$1" && pwd) || die "no build directory $1"
+runs=${BENCH_RUNS:-5}
+n=${BENCH_COST_CALLS:-200000}
+bc=$build_dir/bpfcollect
+floor=$build_dir/tools/floor
+tgt=$build_dir/tests/targets/firstinsn
+for f in "$bc" "$floor" "$tgt"; do
+	[ -x "$f" ] || die "$f missing: make bench builds it"
+done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer"
+[[ $n =~ ^[1-9][0-9]*$ ]] || die "BENCH_COST_CALLS must be a positive integer"
+
+tmp=$(mktemp -d /tmp/bench-cost.XXXXXX) || die "cannot make a scratch directory"
+mounted_tracefs=
+cleanup() {
+	local e
+	# only the events this script made (bcbench/...), whatever else is there
+	for e in $made_events; do
+		echo "-:bcbench/$e" >>/sys/kernel/tracing/uprobe_events
+	done 2>/dev/null
+	[ -n "$mounted_tracefs" ] && umount /sys/kernel/tracing 2>/dev/null
+	rm -rf "$tmp"
+}
+perf_ok=
+made_events=
+trap cleanup EXIT
+
+kinds="push nop5 endbr sub"
+tracers="floor bpfcollect"
+command -v bpftrace >/dev/null && tracers+=" bpftrace"
+# perf's uprobes are trace events: they need tracefs
+if command -v perf >/dev/null; then
+	if [ ! -e /sys/kernel/tracing/uprobe_events ] &&
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+		mounted_tracefs=1
+	fi
+	# the probes by offset (perf probe wants debug info these assembly functions lack)
+	perf_ok=1
+	for k in $kinds; do
+		off=$("$floor" --offset "$tgt" "fi_$k") &&
+			echo "p:bcbench/fi_$k $tgt:$off" >>/sys/kernel/tracing/uprobe_events &&
+			made_events+=" fi_$k" &&
+			echo "r:bcbench/fi_${k}_ret $tgt:$off" >>/sys/kernel/tracing/uprobe_events &&
+			made_events+=" fi_${k}_ret" || perf_ok=
+	done 2>/dev/null
+	if [ -n "$perf_ok" ]; then
+		tracers+=" perf"
+	else
+		echo "bench-cost: no uprobe events in tracefs here: no perf row"
+	fi
+fi
+
+# run_one KIND TRACER: prints the loop's ns, or "-" when the counts were wrong
+run_one() {
+	local k=$1 t=$2 d=$tmp/run out ns ok=1
+	rm -rf "$d" && mkdir -p "$d"
+	case $t in
+	untraced) out=$("$tgt" "$k" "$n") ;;
+	floor)
+		out=$("$floor" "$tgt" "fi_$k" -- "$tgt" "$k" "$n" 2>"$d/err")
+		grep -q "entries=$n returns=$n lost=0" "$d/err" || ok=
+		;;
+	bpfcollect)
+		out=$(cd "$d" && "$bc" record -q -A off -o b.er -u "$tgt:fi_$k" -- "$tgt" "$k" "$n" 2>"$d/err")
+		[ "$("$bc" report "$d/b.er" functions 2>/dev/null |
+			awk -v f="fi_$k" '$NF == f { print $1 }')" = "$n" ] || ok=
+		;;
+	bpftrace)
+		out=$(bpftrace -e "uprobe:$tgt:fi_$k { @e = count(); } uretprobe:$tgt:fi_$k { @r = count(); }" \
+			-c "$tgt $k $n" 2>"$d/err")
+		[ "$(grep -c "^@[er]: $n$" <<<"$out")" = 2 ] || ok=
+		;;
+	perf)
+		out=$(cd "$d" && perf record -q -m 8M -o p.data -e "bcbench:fi_$k" \
+			-e "bcbench:fi_${k}_ret" -- "$tgt" "$k" "$n" 2>"$d/err")
+		(cd "$d" && perf script -i p.data -F event 2>/dev/null) >"$d/ev"
+		[ "$(grep -c "bcbench:fi_$k:" "$d/ev") $(grep -c "bcbench:fi_${k}_ret:" "$d/ev")" = "$n $n" ] || ok=
+		;;
+	esac
+	ns=$(sed -n 's/^elapsed_ns=\([0-9]*\).*/\1/p' <<<"$out" | head -1)
+	if [ -z "$ok" ] || [ -z "$ns" ]; then
+		echo "-"
+	else
+		echo "$ns"
+	fi
+}
+
+for _ in $(seq "$runs"); do
+	for k in $kinds; do
+		for t in untraced $tracers; do
+			run_one "$k" "$t" >>"$tmp/$k.$t"
+		done
+	done
+done
+
+median() { # median FILE: of its numeric lines, "-" when none
+	grep -E '^[0-9]+$' "$1" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'
+}
+missed() { grep -c '^-$' "$1"; }
+
+echo "== per call (entry + return), us: the traced loop minus the untraced one, over $n calls; medians of $runs runs"
+printf "%-7s %9s" first untraced
+for t in $tracers; do printf " %10s" "$t"; done
+printf " %8s\n" x_floor
+for k in $kinds; do
+	base=$(median "$tmp/$k.untraced")
+	printf "%-7s %9s" "$k" "$(awk -v b="$base" -v n="$n" 'BEGIN { printf "%.3f", b / n / 1000 }')"
+	for t in $tracers; do
+		m=$(median "$tmp/$k.$t")
+		per=$(awk -v m="$m" -v b="$base" -v n="$n" 'BEGIN { if (m == "-") print "-"; else printf "%.3f", (m - b) / n / 1000 }')
+		echo "$per" >"$tmp/per.$k.$t"
+		[ "$(missed "$tmp/$k.$t")" -gt 0 ] && per="$per*"
+		printf " %10s" "$per"
+	done
+	printf " %8s\n" "$(awk -v a="$(cat "$tmp/per.$k.bpfcollect")" -v f="$(cat "$tmp/per.$k.floor")" \
+		'BEGIN { if (a == "-" || f == "-" || f <= 0) print "-"; else printf "%.2f", a / f }')"
+done
+echo "(* a run missed calls: its count was not $n, and it is left out)"
+awk -v e="$(cat "$tmp/per.endbr.bpfcollect")" -v p="$(cat "$tmp/per.push.bpfcollect")" 'BEGIN {
+	if (e != "-" && p != "-" && p > 0) printf "bpfcollect endbr64 against push: %.2f\n", e / p }'

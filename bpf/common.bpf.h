@@ -230,9 +230,19 @@ static __always_inline __u64 wake_flag(void)
 	return avail > ringbuf_wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
+/*
+ * Asking the ring how full it is costs a helper call, a tenth of what a
+ * function event costs the traced thread; a thread asks once every
+ * BC_WAKE_EVERY of its records. Between two asks it adds at most that many
+ * records past the fill level, a few KiB against a quarter of the ring.
+ */
+#define BC_WAKE_EVERY 64
+
 static __always_inline void record_submit(void *rec)
 {
-	bpf_ringbuf_submit(rec, wake_flag());
+	const struct bc_rec_head *h = rec;
+
+	bpf_ringbuf_submit(rec, h->seq % BC_WAKE_EVERY ? BPF_RB_NO_WAKEUP : wake_flag());
 }
 
 #endif /* BPFCOLLECT_COMMON_BPF_H */

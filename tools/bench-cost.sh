@@ -22,6 +22,9 @@
 # endbr against bpfcollect on push. Every run's counts are checked against
 # N: a run that missed calls is reported, not averaged.
 #
+# A second table does the same for a system call (getppid): the floor then
+# writes one record per call at its exit; bpfcollect runs --syscalls=getppid.
+#
 # Environment: BENCH_RUNS, BENCH_COST_CALLS (N, default 200000).
 # A measurement, not a test: it exits non-zero only when it cannot measure.
 set -u
@@ -156,3 +159,55 @@ done
 echo "(* a run missed calls: its count was not $n, and it is left out)"
 awk -v e="$(cat "$tmp/per.endbr.bpfcollect")" -v p="$(cat "$tmp/per.push.bpfcollect")" 'BEGIN {
 	if (e != "-" && p != "-" && p > 0) printf "bpfcollect endbr64 against push: %.2f\n", e / p }'
+
+# ---------------------------------------------------------------- system calls
+# firstinsn getppid N: N getppid calls. Per call: the traced loop minus the
+# untraced one, over N, under the floor (--syscalls: one 32-byte record per
+# call of the process, at its exit), bpfcollect --syscalls=getppid and
+# bpftrace counting enter and exit of the process's calls.
+run_sys() { # run_sys TRACER: the loop's ns, or "-" when the counts were wrong
+	local t=$1 d=$tmp/run out ok=1 ns
+	rm -rf "$d" && mkdir -p "$d"
+	case $t in
+	untraced) out=$("$tgt" getppid "$n") ;;
+	floor)
+		out=$("$floor" --syscalls -- "$tgt" getppid "$n" 2>"$d/err")
+		[ "$(sed -n 's/.*syscalls=\([0-9]*\) lost=0$/\1/p' "$d/err")" -ge "$n" ] 2>/dev/null || ok=
+		;;
+	bpfcollect)
+		out=$(cd "$d" && "$bc" record -q -A off -o s.er --syscalls=getppid -u main -- "$tgt" getppid "$n" 2>"$d/err")
+		[ "$("$bc" report "$d/s.er" events 2>/dev/null | awk '$6 == "sys_exit" && $7 == "getppid"' | wc -l)" = "$n" ] || ok=
+		;;
+	bpftrace)
+		out=$(bpftrace -e 'tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @e = count(); }
+			tracepoint:raw_syscalls:sys_exit /pid == cpid/ { @x = count(); }' \
+			-c "$tgt getppid $n" 2>"$d/err")
+		[ "$(sed -n 's/^@e: //p' <<<"$out")" -ge "$n" ] 2>/dev/null || ok=
+		;;
+	esac
+	ns=$(sed -n 's/^elapsed_ns=\([0-9]*\).*/\1/p' <<<"$out" | head -1)
+	if [ -z "$ok" ] || [ -z "$ns" ]; then echo "-"; else echo "$ns"; fi
+}
+sys_tracers="floor bpfcollect"
+command -v bpftrace >/dev/null && sys_tracers+=" bpftrace"
+for _ in $(seq "$runs"); do
+	for t in untraced $sys_tracers; do
+		run_sys "$t" >>"$tmp/sys.$t"
+	done
+done
+echo
+echo "== per system call (getppid), us: the traced loop minus the untraced one, over $n calls; medians of $runs runs"
+base=$(median "$tmp/sys.untraced")
+printf "%-9s %9s" "" untraced
+for t in $sys_tracers; do printf " %10s" "$t"; done
+printf " %8s\n" x_floor
+printf "%-9s %9s" getppid "$(awk -v b="$base" -v n="$n" 'BEGIN { printf "%.3f", b / n / 1000 }')"
+for t in $sys_tracers; do
+	m=$(median "$tmp/sys.$t")
+	per=$(awk -v m="$m" -v b="$base" -v n="$n" 'BEGIN { if (m == "-") print "-"; else printf "%.3f", (m - b) / n / 1000 }')
+	echo "$per" >"$tmp/per.sys.$t"
+	[ "$(missed "$tmp/sys.$t")" -gt 0 ] && per="$per*"
+	printf " %10s" "$per"
+done
+printf " %8s\n" "$(awk -v a="$(cat "$tmp/per.sys.bpfcollect")" -v f="$(cat "$tmp/per.sys.floor")" \
+	'BEGIN { if (a == "-" || f == "-" || f <= 0) print "-"; else printf "%.2f", a / f }')"

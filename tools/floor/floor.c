@@ -11,6 +11,9 @@
  * tracers it compares; it is the reference of "per call, against the floor".
  * FLOOR_NO_RETURN=1 in the environment leaves the return probe out.
  *
+ * floor --syscalls -- CMD [ARGS] records one 32-byte record per system
+ * call of CMD instead (at its exit, tp_btf), and says "syscalls=N lost=N".
+ *
  * floor --offset BIN FUNC prints the file offset a uprobe on FUNC goes at
  * (0x...), for the tracers that take one (tracefs uprobe_events).
  */
@@ -35,7 +38,7 @@ struct floor_rec {
 	unsigned long long ktime, pid_tgid, cookie, is_return;
 };
 
-static unsigned long long entries, returns;
+static unsigned long long entries, returns, syscalls;
 
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -44,7 +47,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	(void)ctx;
 	if (size < sizeof(*r))
 		return 0;
-	if (r->is_return)
+	if (r->is_return == 2)
+		syscalls++;
+	else if (r->is_return)
 		returns++;
 	else
 		entries++;
@@ -105,44 +110,33 @@ static long long func_offset(const char *bin, const char *func)
 	return off;
 }
 
-int main(int argc, char **argv)
+/*
+ * Runs cmd under the floor: probes on the function at offset of bin, or
+ * (bin NULL) a record per system call. Returns cmd's exit status, or 1.
+ */
+static int run(const char *bin, const uint64_t *offset, char **cmd)
 {
 	struct ring_buffer *rb = NULL;
-	struct floor_bpf *skel = NULL;
+	struct floor_bpf *skel;
 	int go[2], status = 0, rc = 1, entry_fd = -1, return_fd = -1;
-	uint64_t offset, cookie = 1;
-	long long off;
+	uint64_t cookie = 1;
 	pid_t child;
 
-	if (argc == 4 && strcmp(argv[1], "--offset") == 0) {
-		off = func_offset(argv[2], argv[3]);
-		if (off < 0) {
-			fprintf(stderr, "floor: no function %s in %s\n", argv[3], argv[2]);
-			return 2;
-		}
-		printf("0x%llx\n", off);
-		return 0;
-	}
-	if (argc < 5 || strcmp(argv[3], "--") != 0) {
-		fprintf(stderr, "usage: floor BIN FUNC -- CMD [ARGS] | floor --offset BIN FUNC\n");
-		return 2;
-	}
-	off = func_offset(argv[1], argv[2]);
-	if (off < 0) {
-		fprintf(stderr, "floor: no function %s in %s\n", argv[2], argv[1]);
-		return 2;
-	}
-	offset = (uint64_t)off;
 	skel = floor_bpf__open();
-	/* uprobe_multi links take programs loaded for them (libbpf 1.1 does not know the type) */
 	if (skel) {
+		/* uprobe_multi links take programs loaded for them (libbpf 1.1 knows no such type)
+		 */
 		bpf_program__set_expected_attach_type(skel->progs.floor_entry,
 						      BC_BPF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.floor_return,
 						      BC_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_autoload(skel->progs.floor_entry, bin != NULL);
+		bpf_program__set_autoload(skel->progs.floor_return, bin != NULL);
+		bpf_program__set_autoload(skel->progs.floor_sys, bin == NULL);
 	}
 	if (!skel || floor_bpf__load(skel)) {
 		fprintf(stderr, "floor: cannot load the BPF programs: %s\n", strerror(errno));
+		floor_bpf__destroy(skel);
 		return 1;
 	}
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.floor_ring), on_record, NULL, NULL);
@@ -157,19 +151,26 @@ int main(int argc, char **argv)
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		execvp(argv[4], argv + 4);
+		execvp(cmd[0], cmd);
 		_exit(127);
 	}
 	close(go[0]);
-	/* the return probe first, as bpfcollect attaches: no entry without its return */
-	return_fd = getenv("FLOOR_NO_RETURN")
-			    ? 0
-			    : bc_uprobe_multi_attach(bpf_program__fd(skel->progs.floor_return),
-						     argv[1], &offset, &cookie, 1, true, child);
-	entry_fd = bc_uprobe_multi_attach(bpf_program__fd(skel->progs.floor_entry), argv[1],
-					  &offset, &cookie, 1, false, child);
+	if (bin) {
+		/* the return probe first, as bpfcollect attaches: no entry without its return */
+		return_fd =
+			getenv("FLOOR_NO_RETURN")
+				? 0
+				: bc_uprobe_multi_attach(bpf_program__fd(skel->progs.floor_return),
+							 bin, offset, &cookie, 1, true, child);
+		entry_fd = bc_uprobe_multi_attach(bpf_program__fd(skel->progs.floor_entry), bin,
+						  offset, &cookie, 1, false, child);
+	} else {
+		skel->bss->floor_tgid = (uint32_t)child;
+		entry_fd = floor_bpf__attach(skel) ? -EINVAL : 0;
+		return_fd = 0;
+	}
 	if (entry_fd < 0 || return_fd < 0) {
-		fprintf(stderr, "floor: cannot attach to %s in %s: %s\n", argv[2], argv[1],
+		fprintf(stderr, "floor: cannot attach: %s\n",
 			strerror(-(entry_fd < 0 ? entry_fd : return_fd)));
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
@@ -188,15 +189,50 @@ int main(int argc, char **argv)
 		nanosleep(&tick, NULL);
 	}
 	ring_buffer__consume(rb);
-	fprintf(stderr, "floor: entries=%llu returns=%llu lost=%llu\n", entries, returns,
-		(unsigned long long)skel->bss->floor_lost);
+	if (bin)
+		fprintf(stderr, "floor: entries=%llu returns=%llu lost=%llu\n", entries, returns,
+			(unsigned long long)skel->bss->floor_lost);
+	else
+		fprintf(stderr, "floor: syscalls=%llu lost=%llu\n", syscalls,
+			(unsigned long long)skel->bss->floor_lost);
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 out:
-	if (entry_fd >= 0)
+	if (entry_fd > 0)
 		close(entry_fd);
 	if (return_fd > 0)
 		close(return_fd);
 	ring_buffer__free(rb);
 	floor_bpf__destroy(skel);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t offset;
+	long long off;
+
+	if (argc == 4 && strcmp(argv[1], "--offset") == 0) {
+		off = func_offset(argv[2], argv[3]);
+		if (off < 0) {
+			fprintf(stderr, "floor: no function %s in %s\n", argv[3], argv[2]);
+			return 2;
+		}
+		printf("0x%llx\n", off);
+		return 0;
+	}
+	if (argc >= 4 && strcmp(argv[1], "--syscalls") == 0 && strcmp(argv[2], "--") == 0)
+		return run(NULL, NULL, argv + 3);
+	if (argc < 5 || strcmp(argv[3], "--") != 0) {
+		fprintf(stderr,
+			"usage: floor BIN FUNC -- CMD [ARGS] | floor --syscalls -- CMD [ARGS] | "
+			"floor --offset BIN FUNC\n");
+		return 2;
+	}
+	off = func_offset(argv[1], argv[2]);
+	if (off < 0) {
+		fprintf(stderr, "floor: no function %s in %s\n", argv[2], argv[1]);
+		return 2;
+	}
+	offset = (uint64_t)off;
+	return run(argv[1], &offset, argv + 4);
 }

@@ -18,13 +18,11 @@
 
 /* Per-thread state; lives in task storage, so it dies with the thread. */
 struct task_state {
-	__u64 seq;	       /* last sequence number handed out */
-	__u32 traced;	       /* 1: this thread's process is in traced_pids */
-	__u32 untraced_gen;    /* traced_generation + 1 when it was found untraced */
-	__u32 depth;	       /* traced-function frames currently open */
-	__u32 sys_nr;	       /* syscall in progress */
-	__u64 sys_enter_ktime; /* 0 when no syscall entry is pending */
-	__u32 sys_retry_mask;  /* path arguments whose read faulted at entry: retry at exit */
+	/* first: the sequence number and the system call in progress, read by the agent */
+	struct bc_task_sys sys;
+	__u32 traced;	    /* 1: this thread's process is in traced_pids */
+	__u32 untraced_gen; /* traced_generation + 1 when it was found untraced */
+	__u32 depth;	    /* traced-function frames currently open */
 	__u32 pad2;
 	__u64 entry_ktime[BC_MAX_DEPTH];
 	__u64 entry_sp[BC_MAX_DEPTH];
@@ -186,6 +184,39 @@ static __always_inline void count_lost(__u32 loss_class)
 }
 
 /*
+ * A system call whose entry wrote nothing (bpf/syscalls.bpf.c): its entry
+ * record, written now, when the thread writes another record before the
+ * call returns (the fork a clone makes, the exit of a thread killed inside
+ * read). So a thread's records keep their order in time and in sequence
+ * numbers, the call's entry first.
+ */
+static __always_inline void flush_deferred_call(struct task_state *ts)
+{
+	struct bc_rec_sys_enter *rec;
+	__u64 id = bpf_get_current_pid_tgid();
+
+	ts->sys.deferred = 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	++ts->sys.seq;
+	if (!rec) {
+		count_lost(BC_LOSS_SYSCALL);
+		return;
+	}
+	rec->h.size = sizeof(*rec);
+	rec->h.kind = BC_REC_SYS_ENTER;
+	rec->h.depth = ts->sys.depth;
+	rec->h.pid = id >> 32;
+	rec->h.tid = (__u32)id;
+	rec->h.seq = ts->sys.seq;
+	rec->h.ktime = ts->sys.enter_ktime;
+	rec->nr = ts->sys.nr;
+	rec->cpu = ts->sys.cpu;
+	for (int i = 0; i < 6; i++)
+		rec->args[i] = ts->sys.args[i];
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+}
+
+/*
  * Fills a record head. The sequence number is consumed even when the record
  * is then lost, so a loss shows as a gap in the thread's sequence.
  */
@@ -194,12 +225,15 @@ static __always_inline void record_head(struct bc_rec_head *h, __u32 size, __u16
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
+	/* a record built in scratch memory, output after this: the call's entry goes first */
+	if (ts && ts->sys.deferred)
+		flush_deferred_call(ts);
 	h->size = size;
 	h->kind = kind;
 	h->depth = depth;
 	h->pid = id >> 32;
 	h->tid = (__u32)id;
-	h->seq = ts ? ++ts->seq : 0;
+	h->seq = ts ? ++ts->sys.seq : 0;
 	h->ktime = now;
 }
 
@@ -209,10 +243,12 @@ static __always_inline void *record_reserve(__u32 size, __u16 kind, __u32 loss_c
 {
 	struct bc_rec_head *h;
 
+	if (ts && ts->sys.deferred)
+		flush_deferred_call(ts); /* before the reserve: the ring keeps the order */
 	h = bpf_ringbuf_reserve(&events, size, 0);
 	if (!h) {
 		if (ts)
-			++ts->seq;
+			++ts->sys.seq;
 		count_lost(loss_class);
 		return NULL;
 	}

@@ -16,7 +16,7 @@
 #include "bpfcollect/model.h"
 
 /* Version of bpfcollect's private files and log.xml comments (`format=` key). */
-#define BC_ER_FORMAT		  2
+#define BC_ER_FORMAT		  3
 #define BC_ER_DEFAULT_NAME	  "test.1.er"
 #define BC_ER_KERNEL_DEFAULT_NAME "ktest.1.er"
 

@@ -87,6 +87,14 @@ struct bc_event {
 int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, struct bc_event *ev);
 
 /*
+ * The two records a BC_REC_SYSCALL stands for, as the entry and the exit
+ * would have written them: the entry at enter_ktime with the sequence
+ * number before the exit's, the exit as the record's head says.
+ */
+void bc_syscall_split(const struct bc_rec_syscall *call, struct bc_rec_sys_enter *enter,
+		      struct bc_rec_sys_exit *exit);
+
+/*
  * The path an I/O record carries (the file given to open), without its
  * NUL, in *len bytes; "" (len 0) when there is none. Within the record.
  */
@@ -228,7 +236,16 @@ struct bc_sink_ops {
 	/* Pushes buffered output out, so a live reader sees it (the agent's drain timer). */
 	int (*flush)(struct bc_sink *s);
 	void (*destroy)(struct bc_sink *s);
+	/*
+	 * Takes a BC_REC_SYSCALL as it is (the experiment writer stores it, the
+	 * tee and the trees pass it on); any other sink is given the entry and
+	 * the exit it stands for, one after the other (bc_sink_event).
+	 */
+	bool whole_syscalls;
 };
+
+/* e's BC_REC_SYSCALL as its entry and its exit events, into s. */
+int bc_sink_event_split(struct bc_sink *s, const struct bc_event *e);
 
 /* Sinks embed this as their first member. Any op may be NULL. */
 struct bc_sink {
@@ -241,6 +258,8 @@ static inline int bc_sink_begin(struct bc_sink *s, const struct bc_session *x)
 }
 static inline int bc_sink_event(struct bc_sink *s, const struct bc_event *e)
 {
+	if (e->rec->kind == BC_REC_SYSCALL && !s->ops->whole_syscalls)
+		return bc_sink_event_split(s, e);
 	return s->ops->event ? s->ops->event(s, e) : 0;
 }
 static inline int bc_sink_mapping(struct bc_sink *s, const struct bc_mapping *m)

@@ -40,6 +40,7 @@ enum bc_rec_kind {
 	BC_REC_SYNC = 0x111,	     /* a thread waited on a lock, condition or join (-s) */
 	BC_REC_IO = 0x112,	     /* an I/O system call returned (-i) */
 	BC_REC_USAGE = 0x113,	     /* written by the agent: a process's usage so far (-S) */
+	BC_REC_SYSCALL = 0x114,	     /* a system call's entry and exit in one ring record */
 };
 
 /* Loss counters are kept per CPU and per class (index into the array). */
@@ -102,6 +103,45 @@ struct bc_rec_sys_exit {
 	__u32 cpu;
 	__s64 ret;
 	__u64 enter_ktime; /* 0 when the entry was not seen */
+};
+
+/*
+ * BC_REC_SYSCALL: a system call, written at its exit, when its entry wrote
+ * nothing (no path to capture, and it returns: not exit, exit_group or
+ * execve): half the ring records, and the traced thread pays one record per
+ * call. It exists in the ring only: the agent turns it into the
+ * BC_REC_SYS_ENTER and BC_REC_SYS_EXIT it stands for (bc_syscall_split)
+ * before anything else sees it, so sinks and files know the two. Its head
+ * is the exit's; the entry's sequence number is the one before.
+ */
+struct bc_rec_syscall {
+	struct bc_rec_head h;
+	__u32 nr;
+	__u32 cpu; /* at exit */
+	__s64 ret;
+	__u64 enter_ktime;
+	__u32 enter_cpu;
+	__u32 enter_depth;
+	__u64 args[6];
+};
+
+/*
+ * The head of each traced thread's state in BPF task storage: its last
+ * sequence number and the system call it is in, when that call's entry
+ * wrote no record. The agent reads it at the end of a recording: a call
+ * still in progress then (blocked in read, say) becomes the
+ * BC_REC_SYS_ENTER its entry would have written.
+ */
+struct bc_task_sys {
+	__u64 seq;	   /* last sequence number handed out */
+	__u64 enter_ktime; /* 0: no call in progress */
+	__u64 args[6];
+	__u32 nr;
+	__u32 cpu;
+	__u32 depth;	  /* traced-function frames open at entry */
+	__u32 deferred;	  /* 1: the entry wrote nothing: the exit writes BC_REC_SYSCALL */
+	__u32 retry_mask; /* path arguments whose read faulted at entry: retry at exit */
+	__u32 pad;
 };
 
 /* BC_REC_PROC_FORK and BC_REC_THREAD_START; written by the parent thread. */

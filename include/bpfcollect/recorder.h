@@ -195,4 +195,11 @@ void bc_recorder_read_lost(struct recorder *r, uint64_t lost[BC_LOSS_NR]);
 
 /* One LOST record per CPU and class that lost anything, into the sink. */
 int bc_recorder_emit_lost(struct recorder *r, uint64_t ktime);
+/*
+ * At the end, programs detached and the ring drained: the system calls
+ * traced threads are still in (blocked in read, say), whose entries wrote
+ * nothing, as the entry records they stand for (user/agent/pending_sys.c).
+ * 0 or -errno from an output.
+ */
+int bc_recorder_flush_pending_syscalls(struct recorder *r);
 #endif

@@ -28,3 +28,59 @@ test_endbr64() {
 		test "${cet:-0}" -gt 0 -a "${cet:-0}" -lt $((2 * ${plain:-0}))
 	rm -rf "$d"
 }
+
+# A system call whose entry has nothing to read is one ring record, written
+# at its exit; sinks still see its entry and exit, a call in progress at the
+# end still shows its entry, and a record the thread writes inside the call
+# (a clone's fork) comes after the call's entry.
+test_syscall_records() {
+	echo "# one record per system call: the calls whole, entries where calls did not return"
+	local d n=2000 ev
+	d=$(mktemp -d)
+	(cd "$d" && "$BC" record -q -A off -o g.er --syscalls=getppid -- "$TGT/firstinsn" getppid $n >/dev/null 2>g.err)
+	check_eq "record --syscalls=getppid exits 0" 0 $?
+	# nothing but getppid is recorded: the file is N whole calls of 112 bytes
+	check_eq "the syscalls file holds $n whole calls (112 bytes each)" $((n * 112)) \
+		"$(stat -c %s "$d/g.er/syscalls")"
+	"$BC" report "$d/g.er" events >"$d/g.ev"
+	check_eq "sinks see $n entries" $n "$(awk '$6 == "sys_enter" && $7 == "getppid"' "$d/g.ev" | wc -l)"
+	check_eq "and $n exits" $n "$(awk '$6 == "sys_exit" && $7 == "getppid"' "$d/g.ev" | wc -l)"
+	check_eq "each entry right before its exit, sequence numbers one apart" 0 "$(awk '
+		$6 == "sys_enter" { e = $4; t = $1; next }
+		$6 == "sys_exit" { if ($4 != e + 1 || $1 < t) bad++ }
+		END { print bad + 0 }' "$d/g.ev")"
+	(cd "$d" && "$BC" convert g.er -f prf-csv -o g.csv 2>/dev/null)
+	check_eq "PRF: no gap in any thread's sequence" 0 "$(grep -c ',0x0f00,' "$d/g.csv")"
+	# still in a call when the recording ends
+	(cd "$d" && "$BC" record -q -A off -o p.er --syscalls -t 0.5 -- sleep 3 >/dev/null 2>&1)
+	ev=$("$BC" report "$d/p.er" events | awk '$7 == "clock_nanosleep" { print $6 }' | tr '\n' ' ')
+	check_eq "a call in progress at the end: its entry, no exit" "sys_enter " "$ev"
+	# a process killed inside a call: the call returns (interrupted) before it exits
+	(cd "$d" && "$BC" record -q -A off -o k.er --syscalls -- sleep 5 >/dev/null 2>&1) &
+	local rec=$! pid=""
+	for _ in $(seq 50); do
+		pid=$(pgrep -n -x sleep -P "$(pgrep -n -x bpfcollect -P $rec 2>/dev/null || echo $rec)" 2>/dev/null)
+		[ -n "$pid" ] && break
+		sleep 0.1
+	done
+	sleep 0.3
+	[ -n "$pid" ] && kill -KILL "$pid"
+	wait $rec
+	ev=$("$BC" report "$d/k.er" events | awk '$7 == "clock_nanosleep" || $6 == "exit" { print $6 }' | tr '\n' ' ')
+	check_eq "killed inside a call: its entry, its interrupted return, then the exit" \
+		"sys_enter sys_exit exit " "$ev"
+	# a clone's fork record comes inside the call: the entry first
+	(cd "$d" && "$BC" record -q -A off -o f.er -f er -f prf-csv --syscalls -u 'tgt_*' \
+		-- "$TGT/forker" 2 1 >/dev/null 2>&1)
+	"$BC" report "$d/f.er" events >"$d/f.ev"
+	check_eq "the fork record between its clone's entry and exit, in time and sequence" 0 "$(awk '
+		$6 == "sys_enter" && ($7 == "clone" || $7 == "clone3" || $7 == "fork" || $7 == "vfork") { open[$3] = $4; at[$3] = $1; next }
+		$6 == "fork" || $6 == "thread" { if (!($3 in open) || $4 <= open[$3] || $1 < at[$3]) bad++ }
+		END { print bad + 0 }' "$d/f.ev")"
+	# live, records come in the ring's order: the entry must be there before the fork
+	check_eq "PRF of the forks, live: no gap in any thread's sequence" 0 "$(grep -c ',0x0f00,' "$d/f.csv")"
+	(cd "$d" && "$BC" convert f.er -f prf-csv -o fc.csv 2>/dev/null)
+	check_eq "PRF of the forks, converted: the same lines" "$(sort "$d/f.csv" | md5sum)" \
+		"$(sort "$d/fc.csv" | md5sum)"
+	rm -rf "$d"
+}

@@ -623,6 +623,8 @@ static int record_finish(struct record_run *x)
 	/* detached: what is left is bounded by the ring's size */
 	while (bc_recorder_consume(r) > 0)
 		;
+	if (x->opts.syscalls && bc_recorder_flush_pending_syscalls(r) < 0 && !r->sink_error)
+		r->sink_error = -EIO;
 	if (r->status_line)
 		fprintf(stderr, "\r\033[K");
 	x->end = (struct bc_session_end){

@@ -72,6 +72,8 @@ size_t bc_rec_min_size(unsigned int kind)
 		return sizeof(struct bc_rec_sys_enter);
 	case BC_REC_SYS_EXIT:
 		return sizeof(struct bc_rec_sys_exit);
+	case BC_REC_SYSCALL:
+		return sizeof(struct bc_rec_syscall);
 	case BC_REC_PROC_FORK:
 	case BC_REC_THREAD_START:
 		return sizeof(struct bc_rec_fork);
@@ -131,6 +133,9 @@ int bc_decode(const void *data, size_t len, const struct bc_functab *funcs, stru
 		break;
 	case BC_REC_SYS_EXIT:
 		ev->sys_name = bc_syscall_name(((const struct bc_rec_sys_exit *)h)->nr);
+		break;
+	case BC_REC_SYSCALL:
+		ev->sys_name = bc_syscall_name(((const struct bc_rec_syscall *)h)->nr);
 		break;
 	case BC_REC_PROC_EXEC: {
 		const struct bc_rec_exec *x = (const void *)h;
@@ -455,4 +460,48 @@ bool bc_offcpu_is_lock(const struct bc_rec_offcpu *o)
 {
 	/* x86-64: futex 202, futex_waitv 449 (what pthread mutexes, conds, joins block in) */
 	return o->syscall == 202 || o->syscall == 449;
+}
+
+void bc_syscall_split(const struct bc_rec_syscall *call, struct bc_rec_sys_enter *enter,
+		      struct bc_rec_sys_exit *exit)
+{
+	*enter = (struct bc_rec_sys_enter){
+		.h = call->h,
+		.nr = call->nr,
+		.cpu = call->enter_cpu,
+	};
+	enter->h.size = sizeof(*enter);
+	enter->h.kind = BC_REC_SYS_ENTER;
+	enter->h.depth = call->enter_depth;
+	enter->h.seq = call->h.seq ? call->h.seq - 1 : 0;
+	enter->h.ktime = call->enter_ktime;
+	memcpy(enter->args, call->args, sizeof(enter->args));
+	*exit = (struct bc_rec_sys_exit){
+		.h = call->h,
+		.nr = call->nr,
+		.cpu = call->cpu,
+		.ret = call->ret,
+		.enter_ktime = call->enter_ktime,
+	};
+	exit->h.size = sizeof(*exit);
+	exit->h.kind = BC_REC_SYS_EXIT;
+}
+
+int bc_sink_event_split(struct bc_sink *s, const struct bc_event *e)
+{
+	struct bc_rec_sys_enter enter;
+	struct bc_rec_sys_exit exit;
+	struct bc_event half;
+	int rc;
+
+	if (!s->ops->event)
+		return 0;
+	bc_syscall_split((const struct bc_rec_syscall *)e->rec, &enter, &exit);
+	half = *e;
+	half.rec = &enter.h;
+	rc = s->ops->event(s, &half);
+	if (rc)
+		return rc;
+	half.rec = &exit.h;
+	return s->ops->event(s, &half);
 }

@@ -6,7 +6,7 @@
 #include "bpfcollect/record.h"
 
 #define KIND_FIRST BC_REC_FUNC_ENTRY
-#define KIND_LAST  BC_REC_USAGE
+#define KIND_LAST  BC_REC_SYSCALL
 #define NELEM(a)   (sizeof(a) / sizeof((a)[0]))
 
 static const char *const rec_kind_names[KIND_LAST - KIND_FIRST + 1] = {
@@ -29,6 +29,7 @@ static const char *const rec_kind_names[KIND_LAST - KIND_FIRST + 1] = {
 	[BC_REC_SYNC - KIND_FIRST] = "sync",
 	[BC_REC_IO - KIND_FIRST] = "io",
 	[BC_REC_USAGE - KIND_FIRST] = "usage",
+	[BC_REC_SYSCALL - KIND_FIRST] = "syscall",
 };
 
 static const char *const loss_class_names[BC_LOSS_NR] = {

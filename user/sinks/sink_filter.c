@@ -54,6 +54,7 @@ static const struct bc_sink_ops filter_ops = {
 	.end = f_end,
 	.flush = f_flush,
 	.destroy = f_destroy,
+	.whole_syscalls = true,
 };
 
 struct bc_sink *bc_pid_filter_sink_new(struct bc_sink *inner, uint32_t pid)

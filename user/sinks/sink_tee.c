@@ -65,6 +65,7 @@ static const struct bc_sink_ops tee_ops = {
 	.end = tee_end,
 	.flush = tee_flush,
 	.destroy = tee_destroy,
+	.whole_syscalls = true,
 };
 
 struct bc_sink *bc_tee_sink_new(struct bc_sink **sinks, size_t n)

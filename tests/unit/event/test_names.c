@@ -42,7 +42,7 @@ static void check_table(name_fn fn, unsigned int first, unsigned int last)
 static void test_every_enum_named(void **state)
 {
 	(void)state;
-	check_table(bc_rec_kind_name, BC_REC_FUNC_ENTRY, BC_REC_USAGE);
+	check_table(bc_rec_kind_name, BC_REC_FUNC_ENTRY, BC_REC_SYSCALL);
 	check_table(bc_loss_class_name, 0, BC_LOSS_NR - 1);
 	check_table(bc_heap_fn_name, 0, BC_HEAP_FN_NR - 1);
 	check_table(bc_heap_type_name, BC_HEAP_MALLOC, BC_HEAP_MUNMAP);

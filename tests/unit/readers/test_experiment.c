@@ -420,9 +420,9 @@ static void test_bad_experiments(void **state)
 	expect_error(fx->exp, -EPROTONOSUPPORT, "experiment version 11.1 is too old");
 	put_file(fx->exp, "log.xml", log, len);
 	append_file(fx->exp, "log.xml",
-		    "<event kind=\"comment\" id=\"400\">bpfcollect: format=3</event>\n");
+		    "<event kind=\"comment\" id=\"400\">bpfcollect: format=4</event>\n");
 	expect_error(fx->exp, -EPROTONOSUPPORT,
-		     "written by a newer bpfcollect (format 3; this one reads format 2)");
+		     "written by a newer bpfcollect (format 4; this one reads format 3)");
 	put_file(fx->exp, "log.xml", log, len);
 
 	/* the function table is untrusted too */

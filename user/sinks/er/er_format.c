@@ -77,6 +77,7 @@ static const struct bc_sink_ops er_format_ops = {
 	.end = ef_end,
 	.flush = ef_flush,
 	.destroy = ef_destroy,
+	.whole_syscalls = true,
 };
 
 struct bc_sink *bc_er_format_sink_new(const char *exp_path, char *err, size_t errlen)

@@ -409,6 +409,7 @@ static const struct bc_sink_ops ktree_ops = {
 	.end = ktree_end,
 	.flush = ktree_flush,
 	.destroy = ktree_destroy,
+	.whole_syscalls = true,
 };
 
 struct bc_sink *bc_er_ktree_sink_new(const char *exp_path, char *err, size_t errlen)

@@ -37,6 +37,7 @@ int bc_er_file_for_kind(unsigned int kind)
 		return BC_ER_FUNCTRACE;
 	case BC_REC_SYS_ENTER:
 	case BC_REC_SYS_EXIT:
+	case BC_REC_SYSCALL:
 		return BC_ER_SYSCALLS;
 	case BC_REC_PROC_FORK:
 	case BC_REC_THREAD_START:

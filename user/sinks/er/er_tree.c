@@ -426,6 +426,7 @@ static const struct bc_sink_ops tree_ops = {
 	.end = tree_end,
 	.flush = tree_flush,
 	.destroy = tree_destroy,
+	.whole_syscalls = true,
 };
 
 struct bc_sink *bc_er_tree_sink_new(const char *exp_path, char *err, size_t errlen)

@@ -678,6 +678,7 @@ static const struct bc_sink_ops er_ops = {
 	.end = er_end,
 	.flush = er_flush,
 	.destroy = er_destroy,
+	.whole_syscalls = true,
 };
 
 struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen)

@@ -16,15 +16,6 @@
 
 #include "traced.h"
 
-/*
- * With -fcf-protection every function starts with endbr64; this one must not.
- * Only meaningful (and only accepted without a warning) when CET is on.
- */
-#ifdef __CET__
-#define NO_ENDBR __attribute__((nocf_check))
-#else
-#define NO_ENDBR
-#endif
 
 static volatile unsigned long sink;
 

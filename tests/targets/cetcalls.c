@@ -20,11 +20,6 @@
 
 #include "traced.h"
 
-#ifdef __CET__
-#define NO_ENDBR __attribute__((nocf_check))
-#else
-#define NO_ENDBR
-#endif
 
 /* The volatile local needs a frame: both open with push %rbp (after endbr64 for cet_add). */
 TRACED int cet_add(int a, int b)

@@ -18,4 +18,15 @@
 #define TRACED __attribute__((noinline))
 #endif
 
+/*
+ * NO_ENDBR: with -fcf-protection every function starts with endbr64; one
+ * marked so does not. Only meaningful (and only accepted without a warning)
+ * when CET is on.
+ */
+#ifdef __CET__
+#define NO_ENDBR __attribute__((nocf_check))
+#else
+#define NO_ENDBR
+#endif
+
 #endif

@@ -25,6 +25,9 @@
 # A second table does the same for a system call (getppid): the floor then
 # writes one record per call at its exit; bpfcollect runs --syscalls=getppid.
 #
+# Last, the bytes bpfcollect's experiment holds per function event (its
+# functrace file over 2N) and per system call (its syscalls file over N).
+#
 # Environment: BENCH_RUNS, BENCH_COST_CALLS (N, default 200000).
 # A measurement, not a test: it exits non-zero only when it cannot measure.
 set -u
@@ -104,6 +107,7 @@ run_one() {
 		out=$(cd "$d" && "$bc" record -q -A off -o b.er -u "$tgt:fi_$k" -- "$tgt" "$k" "$n" 2>"$d/err")
 		[ "$("$bc" report "$d/b.er" functions 2>/dev/null |
 			awk -v f="fi_$k" '$NF == f { print $1 }')" = "$n" ] || ok=
+		stat -c %s "$d/b.er/functrace" >"$tmp/bytes.func" 2>/dev/null
 		;;
 	bpftrace)
 		out=$(bpftrace -e "uprobe:$tgt:fi_$k { @e = count(); } uretprobe:$tgt:fi_$k { @r = count(); }" \
@@ -177,6 +181,7 @@ run_sys() { # run_sys TRACER: the loop's ns, or "-" when the counts were wrong
 	bpfcollect)
 		out=$(cd "$d" && "$bc" record -q -A off -o s.er --syscalls=getppid -u main -- "$tgt" getppid "$n" 2>"$d/err")
 		[ "$("$bc" report "$d/s.er" events 2>/dev/null | awk '$6 == "sys_exit" && $7 == "getppid"' | wc -l)" = "$n" ] || ok=
+		stat -c %s "$d/s.er/syscalls" >"$tmp/bytes.sys" 2>/dev/null
 		;;
 	bpftrace)
 		out=$(bpftrace -e 'tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @e = count(); }
@@ -211,3 +216,8 @@ for t in $sys_tracers; do
 done
 printf " %8s\n" "$(awk -v a="$(cat "$tmp/per.sys.bpfcollect")" -v f="$(cat "$tmp/per.sys.floor")" \
 	'BEGIN { if (a == "-" || f == "-" || f <= 0) print "-"; else printf "%.2f", a / f }')"
+
+echo
+awk -v f="$(cat "$tmp/bytes.func" 2>/dev/null)" -v s="$(cat "$tmp/bytes.sys" 2>/dev/null)" -v n="$n" 'BEGIN {
+	if (f) printf "bytes on disk per function event (entry or return): %.1f\n", f / (2 * n)
+	if (s) printf "bytes on disk per system call (its entry and exit): %.1f\n", s / n }'

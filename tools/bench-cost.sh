@@ -26,7 +26,9 @@
 # writes one record per call at its exit; bpfcollect runs --syscalls=getppid.
 #
 # Last, the bytes bpfcollect's experiment holds per function event (its
-# functrace file over 2N) and per system call (its syscalls file over N).
+# functrace file over 2N) and per system call (its syscalls file over N),
+# and the agent's own CPU per million events (attached by -P to a program
+# that waits for it, so GNU time counts the agent alone).
 #
 # Environment: BENCH_RUNS, BENCH_COST_CALLS (N, default 200000).
 # A measurement, not a test: it exits non-zero only when it cannot measure.
@@ -221,3 +223,26 @@ echo
 awk -v f="$(cat "$tmp/bytes.func" 2>/dev/null)" -v s="$(cat "$tmp/bytes.sys" 2>/dev/null)" -v n="$n" 'BEGIN {
 	if (f) printf "bytes on disk per function event (entry or return): %.1f\n", f / (2 * n)
 	if (s) printf "bytes on disk per system call (its entry and exit): %.1f\n", s / n }'
+
+# The agent's own CPU per million events: bpfcollect attached by pid (-P) to
+# firstinsn push N (which waits 500 ms first), so GNU time counts the agent
+# alone, not the program it traces.
+agent_cpu() {
+	local d=$tmp/agent
+	rm -rf "$d" && mkdir -p "$d"
+	FIRSTINSN_DELAY_MS=500 "$tgt" push "$n" >/dev/null &
+	local tp=$!
+	/usr/bin/time -f "%U %S" -o "$d/time" "$bc" record -q -A off -o "$d/a.er" \
+		-u "$tgt:fi_push" -P "$tp" >/dev/null 2>&1
+	wait "$tp"
+	[ "$("$bc" report "$d/a.er" functions 2>/dev/null | awk '$NF == "fi_push" { print $1 }')" = "$n" ] ||
+		return
+	awk -v n="$n" '{ printf "%.3f\n", ($1 + $2) / (2 * n / 1e6) }' "$d/time"
+}
+if [ -x /usr/bin/time ]; then
+	for _ in $(seq "$runs"); do
+		agent_cpu >>"$tmp/agent.cpu"
+	done
+	m=$(median "$tmp/agent.cpu")
+	echo "agent CPU per million function events (attached, -P; median of $runs): ${m} s"
+fi

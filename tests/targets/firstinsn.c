@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
+ * FIRSTINSN_DELAY_MS in the environment: sleep that long first, so a tracer
+ * can attach by pid before the loop (the agent's own CPU is then measured
+ * apart from the program's).
+ *
  * firstinsn getppid N: N getppid system calls instead (the syscall tracers'
  * measure).
  *
@@ -114,6 +118,8 @@ int main(int argc, char **argv)
 			argv[2]);
 		return 2;
 	}
+	if (getenv("FIRSTINSN_DELAY_MS"))
+		usleep((useconds_t)(1000 * atoi(getenv("FIRSTINSN_DELAY_MS"))));
 	t0 = monotonic_ns();
 	for (long i = 0; i < n; i++)
 		sum = sum + fn(i);

@@ -126,7 +126,10 @@ int bc_recorder_trace_pids(struct recorder *r, char *err, size_t errlen);
  * replay of the experiment sees the same. 0 or -errno (the sink's).
  */
 int bc_recorder_introduce(struct recorder *r, const struct bc_rec_head *h);
-/* -k, -a: notes every process running now (r->at_start), once the probes are in place. */
+/*
+ * -k, -a: notes every process running now (r->at_start; a pid noted
+ * before is updated): before the probes go in and once they are.
+ */
 void bc_recorder_note_running(struct recorder *r);
 void bc_recorder_free_running(struct recorder *r);
 /*

@@ -119,7 +119,7 @@ static int introduce(struct recorder *r, const struct bc_rec_head *h)
 void bc_recorder_note_running(struct recorder *r)
 {
 	struct dirent *de;
-	size_t cap = 0;
+	size_t cap = r->n_at_start;
 	DIR *d;
 
 	if (!r->opts->kernel_exp)
@@ -133,6 +133,12 @@ void bc_recorder_note_running(struct recorder *r)
 		if (!isdigit((unsigned char)de->d_name[0]) ||
 		    bc_proc_inspect("/proc", (int)strtol(de->d_name, NULL, 10), &pi, NULL, 0) < 0)
 			continue;
+		/* noted before: as it is now (its pid may be another process's by now) */
+		v = bc_idmap_find(&r->at_start_by_pid, pi.pid);
+		if (v && *v) {
+			r->at_start[*v - 1] = pi;
+			continue;
+		}
 		if (r->n_at_start == cap) {
 			grown = bc_grow_array(r->at_start, &cap, r->n_at_start + 1,
 					      sizeof(*r->at_start));

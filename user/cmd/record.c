@@ -403,6 +403,12 @@ static int record_load(struct record_run *x)
 	if (r->funcs.n || r->heap_funcs.n || r->sync_funcs.n ||
 	    !(x->opts.system_wide || x->opts.kernel_exp))
 		bc_uprobe_warm_start(&r->warm);
+	/*
+	 * -k, -a: the processes running before the probes go in, and again
+	 * once they are (record_run): one that ends in between, after its
+	 * first record, is still named as it was.
+	 */
+	bc_recorder_note_running(r);
 	rc = bc_recorder_setup_bpf(r, x->err, sizeof(x->err));
 	if (rc < 0)
 		return rc;

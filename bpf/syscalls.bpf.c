@@ -72,6 +72,13 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	ts = traced_task_state();
 	if (!ts)
 		return 0;
+	/*
+	 * A call whose exit never named it (rt_sigreturn: its exit sees the
+	 * interrupted context's registers, orig_ax -1): its entry, before this
+	 * call's takes its place.
+	 */
+	if (ts->sys.deferred)
+		flush_deferred_call(ts);
 	now = bpf_ktime_get_ns();
 	ts->sys.nr = (__u32)nr;
 	ts->sys.enter_ktime = now;

@@ -55,6 +55,11 @@ test_syscall_records() {
 	(cd "$d" && "$BC" record -q -A off -o p.er --syscalls -t 0.5 -- sleep 3 >/dev/null 2>&1)
 	ev=$("$BC" report "$d/p.er" events | awk '$7 == "clock_nanosleep" { print $6 }' | tr '\n' ' ')
 	check_eq "a call in progress at the end: its entry, no exit" "sys_enter " "$ev"
+	# rt_sigreturn's exit does not name it (orig_ax is -1 then): each entry still shows
+	(cd "$d" && "$BC" record -q -A off -o r.er -u main --syscalls=rt_sigreturn,kill -- \
+		bash -c 'trap true USR1; kill -USR1 $$; kill -USR1 $$; kill -USR1 $$' >/dev/null 2>&1)
+	check_eq "three signal handlers: three rt_sigreturn entries" 3 \
+		"$("$BC" report "$d/r.er" events | awk '$6 == "sys_enter" && $7 == "rt_sigreturn"' | wc -l)"
 	# a process killed inside a call: the call returns (interrupted) before it exits
 	(cd "$d" && "$BC" record -q -A off -o k.er --syscalls -- sleep 5 >/dev/null 2>&1) &
 	local rec=$! pid=""

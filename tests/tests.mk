@@ -45,6 +45,7 @@ $(O)/tests/plain/test_%: test_%.c $(O)/libbpfcollect.a $(UNIT_FIXTURES)
 # call stacks stay meaningful; -fno-inline keeps every counted call a real call.
 # TARGET_FLAGS_NAME adds flags for one target.
 TARGET_FLAGS_cetcalls := -fcf-protection=full
+TARGET_FLAGS_pgcalls := -pg
 
 $(O)/tests/targets/%: tests/targets/%.c tests/targets/traced.h
 	$(msg) CC $@

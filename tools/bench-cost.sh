@@ -25,6 +25,9 @@
 # A second table does the same for a system call (getppid): the floor then
 # writes one record per call at its exit; bpfcollect runs --syscalls=getppid.
 #
+# Then, with uftrace installed, a -pg build of one function traced by
+# uftrace (in the process, through mcount) and by bpfcollect (uprobes).
+#
 # Last, the bytes bpfcollect's experiment holds per function event (its
 # functrace file over 2N) and per system call (its syscalls file over N),
 # and the agent's own CPU per million events (attached by -P to a program
@@ -225,12 +228,12 @@ awk -v f="$(cat "$tmp/bytes.func" 2>/dev/null)" -v s="$(cat "$tmp/bytes.sys" 2>/
 	if (s) printf "bytes on disk per system call (its entry and exit): %.1f\n", s / n }'
 
 # The agent's own CPU per million events: bpfcollect attached by pid (-P) to
-# firstinsn push N (which waits 500 ms first), so GNU time counts the agent
+# firstinsn push N (which waits 1.5 s first), so GNU time counts the agent
 # alone, not the program it traces.
 agent_cpu() {
 	local d=$tmp/agent
 	rm -rf "$d" && mkdir -p "$d"
-	FIRSTINSN_DELAY_MS=500 "$tgt" push "$n" >/dev/null &
+	FIRSTINSN_DELAY_MS=1500 "$tgt" push "$n" >/dev/null &
 	local tp=$!
 	/usr/bin/time -f "%U %S" -o "$d/time" "$bc" record -q -A off -o "$d/a.er" \
 		-u "$tgt:fi_push" -P "$tp" >/dev/null 2>&1
@@ -245,4 +248,45 @@ if [ -x /usr/bin/time ]; then
 	done
 	m=$(median "$tmp/agent.cpu")
 	echo "agent CPU per million function events (attached, -P; median of $runs): ${m} s"
+fi
+
+# ---------------------------------------------------------------- a -pg build, beside uftrace
+# BUILD_DIR/tests/targets/pgcalls N (built with -pg, as uftrace wants) calls
+# pg_hot N times: untraced (glibc's mcount), under uftrace record (in the
+# process, through mcount: no trap) and under bpfcollect -u pg_hot (uprobes).
+pg=$build_dir/tests/targets/pgcalls
+if command -v uftrace >/dev/null && [ -x "$pg" ]; then
+	run_pg() { # run_pg TRACER: the loop's ns, or "-" when the counts were wrong
+		local t=$1 d=$tmp/pg out ok=1 ns
+		rm -rf "$d" && mkdir -p "$d"
+		case $t in
+		untraced) out=$(cd "$d" && "$pg" "$n") ;;
+		uftrace)
+			out=$(cd "$d" && uftrace record -d u.data "$pg" "$n" 2>"$d/err")
+			[ "$(cd "$d" && uftrace report -d u.data 2>/dev/null |
+				awk '$NF == "pg_hot" { print $(NF-1) }')" = "$n" ] || ok=
+			;;
+		bpfcollect)
+			out=$(cd "$d" && "$bc" record -q -A off -o p.er -u "$pg:pg_hot" -- "$pg" "$n" 2>"$d/err")
+			[ "$("$bc" report "$d/p.er" functions 2>/dev/null |
+				awk '$NF == "pg_hot" { print $1 }')" = "$n" ] || ok=
+			;;
+		esac
+		ns=$(sed -n 's/^elapsed_ns=\([0-9]*\).*/\1/p' <<<"$out" | head -1)
+		if [ -z "$ok" ] || [ -z "$ns" ]; then echo "-"; else echo "$ns"; fi
+	}
+	for _ in $(seq "$runs"); do
+		for t in untraced uftrace bpfcollect; do
+			run_pg "$t" >>"$tmp/pg.$t"
+		done
+	done
+	echo
+	echo "== a -pg build (pg_hot), us per call above untraced; medians of $runs runs"
+	base=$(median "$tmp/pg.untraced")
+	for t in uftrace bpfcollect; do
+		m=$(median "$tmp/pg.$t")
+		per=$(awk -v m="$m" -v b="$base" -v n="$n" 'BEGIN { if (m == "-") print "-"; else printf "%.3f", (m - b) / n / 1000 }')
+		[ "$(missed "$tmp/pg.$t")" -gt 0 ] && per="$per*"
+		printf "%-12s %10s\n" "$t" "$per"
+	done
 fi

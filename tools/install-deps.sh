@@ -42,6 +42,7 @@ done
 # Peers for the benchmark and the cross-checking tests.
 if [ "${BPFCOLLECT_NO_PEERS:-0}" != 1 ]; then
 	have_cmd bpftrace || need="$need bpftrace"
+	have_cmd uftrace || need="$need uftrace"
 fi
 # gprofng ships in binutils on Debian 12; it must be there to check experiments.
 have_cmd gprofng || need="$need binutils"

@@ -74,6 +74,8 @@ test_syscall_records() {
 	ev=$("$BC" report "$d/k.er" events | awk '$7 == "clock_nanosleep" || $6 == "exit" { print $6 }' | tr '\n' ' ')
 	check_eq "killed inside a call: its entry, its interrupted return, then the exit" \
 		"sys_enter sys_exit exit " "$ev"
+	check "the process was killed inside it (exit code=9, the call interrupted)" \
+		test "$("$BC" report "$d/k.er" events | grep -c ' exit sleep code=9$\| sys_exit clock_nanosleep .*Interrupted by signal')" = 2
 	# a clone's fork record comes inside the call: the entry first
 	(cd "$d" && "$BC" record -q -A off -o f.er -f er -f prf-csv --syscalls -u 'tgt_*' \
 		-- "$TGT/forker" 2 1 >/dev/null 2>&1)

@@ -220,14 +220,11 @@ static __always_inline void flush_deferred_call(struct task_state *ts)
  * Fills a record head. The sequence number is consumed even when the record
  * is then lost, so a loss shows as a gap in the thread's sequence.
  */
-static __always_inline void record_head(struct bc_rec_head *h, __u32 size, __u16 kind,
-					struct task_state *ts, __u32 depth, __u64 now)
+static __always_inline void fill_head(struct bc_rec_head *h, __u32 size, __u16 kind,
+				      struct task_state *ts, __u32 depth, __u64 now)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
-	/* a record built in scratch memory, output after this: the call's entry goes first */
-	if (ts && ts->sys.deferred)
-		flush_deferred_call(ts);
 	h->size = size;
 	h->kind = kind;
 	h->depth = depth;
@@ -235,6 +232,15 @@ static __always_inline void record_head(struct bc_rec_head *h, __u32 size, __u16
 	h->tid = (__u32)id;
 	h->seq = ts ? ++ts->sys.seq : 0;
 	h->ktime = now;
+}
+
+/* The head of a record built in scratch memory, output after this: a waiting call's entry first. */
+static __always_inline void record_head(struct bc_rec_head *h, __u32 size, __u16 kind,
+					struct task_state *ts, __u32 depth, __u64 now)
+{
+	if (ts && ts->sys.deferred)
+		flush_deferred_call(ts);
+	fill_head(h, size, kind, ts, depth, now);
 }
 
 /* Reserves a fixed-size record in the ring and fills its head. */
@@ -252,7 +258,7 @@ static __always_inline void *record_reserve(__u32 size, __u16 kind, __u32 loss_c
 		count_lost(loss_class);
 		return NULL;
 	}
-	record_head(h, size, kind, ts, depth, now);
+	fill_head(h, size, kind, ts, depth, now);
 	return h;
 }
 

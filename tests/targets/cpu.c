@@ -61,9 +61,14 @@ int main(int argc, char **argv)
 	double seconds = argc > 1 ? atof(argv[1]) : 1.0, start = cpu_seconds();
 	struct rusage ru;
 
-	/* Slices of ~10 ms of spinning, until 80% of the budget; then syscalls. */
-	while (cpu_seconds() - start < seconds * 0.8)
-		tgt_compute(1000000);
+	/*
+	 * Slices of ~5 to ~15 ms of spinning, until 80% of the budget; then
+	 * syscalls. The slices vary in length: slices of one length as long as
+	 * the sampling period would keep every sample in the same phase of the
+	 * slice, in one of the two functions (seen: tgt_spin_b ahead of a).
+	 */
+	for (unsigned long k = 0; cpu_seconds() - start < seconds * 0.8; k++)
+		tgt_compute(500000 + (k * 7919) % 1000000);
 	while (cpu_seconds() - start < seconds)
 		tgt_syscalls(2000);
 	getrusage(RUSAGE_SELF, &ru);

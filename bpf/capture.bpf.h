@@ -31,6 +31,9 @@
 struct scratch {
 	__u32 faulted; /* bit i: reading argument i faulted (set by capture_one) */
 	__u32 busy;    /* percpu_scratch only: taken */
+	/* what capture_items_task reads: the uprobe programs keep them here, not on their stack */
+	__u64 args[BC_MAX_ARG_REGS];
+	__u64 retval;
 	/* an item header at an offset below SCRATCH_HALF, then up to LEN_MASK bytes */
 	__u8 buf[SCRATCH_HALF + sizeof(struct bc_cap_item) + LEN_MASK + 1];
 };
@@ -91,11 +94,17 @@ static __always_inline __u32 capture_one(struct scratch *s, __u32 off,
 {
 	struct bc_cap_item *item;
 	__u64 value = 0, len = 0, max_len;
-	__u8 flags = 0;
 	long n;
 
 	off &= SCRATCH_MASK;
 	item = (void *)&s->buf[off];
+	/* The header first: less to keep across the read, so a small frame (capture_one_task). */
+	item->source = is->source;
+	item->index = is->index;
+	item->type = is->type;
+	item->flags = 0;
+	item->spec = spec_index;
+	item->pad = 0;
 	if (is->source == BC_SRC_RETVAL)
 		value = retval;
 	else if (is->source == BC_SRC_ARG && is->index < BC_MAX_ARG_REGS)
@@ -109,7 +118,7 @@ static __always_inline __u32 capture_one(struct scratch *s, __u32 off,
 		if (off + sizeof(*item) >= RECORD_LIMIT)
 			return off;
 		max_len = RECORD_LIMIT - off - sizeof(*item);
-		flags |= BC_CAPF_TRUNCATED;
+		item->flags |= BC_CAPF_TRUNCATED;
 	}
 
 	switch (is->type) {
@@ -119,7 +128,7 @@ static __always_inline __u32 capture_one(struct scratch *s, __u32 off,
 		break;
 	case BC_CAP_STR:
 		if (!value) {
-			flags |= BC_CAPF_NULL;
+			item->flags |= BC_CAPF_NULL;
 			break;
 		}
 		/*
@@ -133,17 +142,17 @@ static __always_inline __u32 capture_one(struct scratch *s, __u32 off,
 			n = bpf_probe_read_user_str(item + 1, (max_len + 2) & LEN_MASK,
 						    (void *)value);
 		if (n < 0) {
-			flags |= BC_CAPF_FAULT;
+			item->flags |= BC_CAPF_FAULT;
 		} else if (n - 1 > (long)max_len) {
 			len = max_len;
-			flags |= BC_CAPF_TRUNCATED;
+			item->flags |= BC_CAPF_TRUNCATED;
 		} else {
 			len = n > 0 ? n - 1 : 0;
 		}
 		break;
 	case BC_CAP_BUF:
 		if (!value) {
-			flags |= BC_CAPF_NULL;
+			item->flags |= BC_CAPF_NULL;
 			break;
 		}
 		len = max_len;
@@ -151,31 +160,25 @@ static __always_inline __u32 capture_one(struct scratch *s, __u32 off,
 			__u64 want = args[is->len_arg & 7];
 
 			if (want > max_len)
-				flags |= BC_CAPF_TRUNCATED;
+				item->flags |= BC_CAPF_TRUNCATED;
 			else
 				len = want;
 		}
 		len &= LEN_MASK;
 		if (len && (sleepable ? bpf_copy_from_user(item + 1, len, (void *)value)
 				      : bpf_probe_read_user(item + 1, len, (void *)value)) < 0) {
-			flags |= BC_CAPF_FAULT;
+			item->flags |= BC_CAPF_FAULT;
 			len = 0;
 		}
 		break;
 	default:
 		/* BC_CAP_FP: xmm registers are not visible to uprobe programs. */
-		flags |= BC_CAPF_FAULT;
+		item->flags |= BC_CAPF_FAULT;
 		break;
 	}
-	if ((flags & BC_CAPF_FAULT) && is->source == BC_SRC_ARG)
-		s->faulted |= 1U << (is->index & 7);
-	item->source = is->source;
-	item->index = is->index;
-	item->type = is->type;
-	item->flags = flags;
+	if ((item->flags & BC_CAPF_FAULT) && item->source == BC_SRC_ARG)
+		s->faulted |= 1U << (item->index & 7);
 	item->len = len;
-	item->spec = spec_index;
-	item->pad = 0;
 	return off + sizeof(*item) + ((len + 7) & ~7ULL);
 }
 
@@ -205,6 +208,44 @@ static __always_inline __u32 capture_items(struct scratch *s, __u32 off,
 			continue;
 		}
 		off = capture_one(s, off, is, k, args, retval, sleepable);
+	}
+	return off;
+}
+
+/*
+ * The uprobe programs' captures, in subprograms whose frames stay below 64
+ * bytes, as the programs' own frames do. Since 6.13 the kernel runs a
+ * kprobe-type program's frame of 64 bytes or more on a per-CPU stack, and
+ * nothing keeps another task off that CPU's copy while a sleepable program
+ * sleeps (a page fault, the first allocation of a thread's scratch): seen
+ * here, a thread's capture record went out late with another thread's
+ * buffer, its own lost. The arguments and the return value wait in the
+ * task's scratch instead of on the stack; tests/integration/bpf_frames.sh
+ * checks every frame's size.
+ */
+static __noinline __u32 capture_one_task(struct scratch *s, __u32 off,
+					 const struct bc_capture_spec *spec, __u32 k)
+{
+	k &= BC_MAX_CAPTURES - 1;
+	return capture_one(s, off, &spec->items[k], k, s->args, s->retval, true);
+}
+
+/* capture_items for sleepable programs, with s->args and s->retval. */
+static __noinline __u32 capture_items_task(struct scratch *s, __u32 off,
+					   const struct bc_capture_spec *spec, __u32 first, __u32 n)
+{
+	for (__u32 i = 0; i < BC_MAX_CAPTURES; i++) {
+		__u32 k = first + i;
+
+		if (i >= n || k >= BC_MAX_CAPTURES)
+			break;
+		k &= BC_MAX_CAPTURES - 1;
+		asm volatile("" : "+r"(k));
+		if (spec->items[k & (BC_MAX_CAPTURES - 1)].at_exit) {
+			s->faulted |= 1U << (spec->items[k & (BC_MAX_CAPTURES - 1)].index & 7);
+			continue;
+		}
+		off = capture_one_task(s, off, spec, k);
 	}
 	return off;
 }

@@ -126,9 +126,14 @@ int heap_return(struct pt_regs *ctx)
 		size = a[1];
 		break;
 	case BC_HEAP_FN_POSIX_MEMALIGN:
-		/* returns an error number; the block is in *memptr */
-		if (rc != 0 || bpf_probe_read_user(&addr, sizeof(addr), (void *)a[0]) < 0)
+		/*
+		 * Returns an error number; the block is in *memptr, read into
+		 * the task's storage: a stack slot would make this frame 64
+		 * bytes, a per-CPU one (capture_one_task says why not).
+		 */
+		if (rc != 0 || bpf_probe_read_user(&a[0], sizeof(a[0]), (void *)a[0]) < 0)
 			return 0;
+		addr = a[0];
 		size = a[2];
 		break;
 	case BC_HEAP_FN_REALLOC:

@@ -56,17 +56,14 @@ static __always_inline int do_entry(struct pt_regs *ctx, const bool captures)
 	if (captures)
 		spec = bpf_map_lookup_elem(&capture_specs, &func_id);
 	if (captures && spec && spec->n_entry && (s = scratch_get())) {
-		__u64 args[BC_MAX_ARG_REGS];
-
 		rec = (void *)s->buf;
 		record_head(&rec->h, sizeof(*rec), BC_REC_FUNC_ENTRY, ts, depth, now);
 		rec->func_id = func_id;
 		rec->cpu = bpf_get_smp_processor_id();
 		rec->sp = PT_REGS_SP(ctx);
-		read_args(ctx, args);
-		capture_output(
-			s, capture_items(s, sizeof(*rec), spec, 0, spec->n_entry, args, 0, true),
-			BC_LOSS_FUNC);
+		read_args(ctx, s->args);
+		capture_output(s, capture_items_task(s, sizeof(*rec), spec, 0, spec->n_entry),
+			       BC_LOSS_FUNC);
 		return 0;
 	}
 	rec = record_reserve(sizeof(*rec), BC_REC_FUNC_ENTRY, BC_LOSS_FUNC, ts, depth, now);
@@ -135,18 +132,19 @@ static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
 	if (captures)
 		spec = bpf_map_lookup_elem(&capture_specs, &func_id);
 	if (captures && spec && spec->n_return && (s = scratch_get())) {
-		__u64 args[BC_MAX_ARG_REGS] = {};
-
 		rec = (void *)s->buf;
 		record_head(&rec->h, sizeof(*rec), BC_REC_FUNC_RETURN, ts, depth, now);
 		rec->func_id = func_id;
 		rec->cpu = bpf_get_smp_processor_id();
 		rec->entry_ktime = entry_ktime;
 		rec->retval = PT_REGS_RC(ctx);
-		capture_output(s,
-			       capture_items(s, sizeof(*rec), spec, spec->n_entry, spec->n_return,
-					     args, PT_REGS_RC(ctx), true),
-			       BC_LOSS_FUNC);
+		/* the registers no longer hold the arguments at return */
+		for (int i = 0; i < BC_MAX_ARG_REGS; i++)
+			s->args[i] = 0;
+		s->retval = PT_REGS_RC(ctx);
+		capture_output(
+			s, capture_items_task(s, sizeof(*rec), spec, spec->n_entry, spec->n_return),
+			BC_LOSS_FUNC);
 		return 0;
 	}
 	rec = record_reserve(sizeof(*rec), BC_REC_FUNC_RETURN, BC_LOSS_FUNC, ts, depth, now);

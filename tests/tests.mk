@@ -67,7 +67,15 @@ unit: $(UNIT_SAN) $(UNIT_PLAIN)
 	@set -e; for t in $(UNIT_PLAIN); do \
 		echo "== $$t (valgrind)"; $(VALGRIND) $(VALGRIND_FLAGS) $$t; done
 
-integration: $(BIN) $(TARGET_BINS) $(TARGET_LIBS) $(DEMO)
+# The verifier's frame sizes of every program (the integration test bpf_frames).
+BPF_FRAMES := $(O)/tools/bpf-frames
+
+$(BPF_FRAMES): tools/bpf-frames/frames.c
+	$(msg) LINK $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(PC_LIBS)
+
+integration: $(BIN) $(TARGET_BINS) $(TARGET_LIBS) $(DEMO) $(BPF_FRAMES)
 	tests/integration/run.sh $(O)
 
 check: unit fuzz-check integration

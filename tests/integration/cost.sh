@@ -91,3 +91,28 @@ test_syscall_records() {
 		"$(sort "$d/fc.csv" | md5sum)"
 	rm -rf "$d"
 }
+
+# Since 6.13 the kernel runs a kprobe-type program's frame of 64 bytes or
+# more on a per-CPU stack. A sleepable program that sleeps there (a page
+# fault, a first allocation) shares it with the next task to run it on that
+# CPU: seen as a thread's capture record sent late, with another thread's
+# buffer. bpf-frames prints each program's frames as the verifier sized them.
+test_bpf_frames() {
+	echo "# BPF: the uprobe programs' frames stay on the task's own stack"
+	local out bad
+	out=$("$BUILD/tools/bpf-frames" "$BUILD/bpf/collect.o")
+	check_eq "bpf-frames loads every program" 0 $?
+	check "the capture programs are the sleepable ones, and are there" \
+		test "$(awk '$3 == "sleepable" { print $1 }' <<<"$out" | sort | tr '\n' ' ')" = \
+		"func_entry_cap func_return_cap "
+	bad=$(awk '$2 == "kprobe" && $3 == "sleepable" {
+		n = split($4, f, "+")
+		for (i = 1; i <= n; i++) if (f[i] !~ /^[0-9]+$/ || f[i] + 0 >= 64) print $1 ":" $4 }' <<<"$out")
+	check_eq "every frame of a sleepable uprobe program is below 64 bytes" "" "$bad"
+	# non-sleepable ones are preempted only on fully preemptible kernels;
+	# their own frames stay below too (ldso_debug_state's mapping walk, a
+	# subprogram run once per library load, does not)
+	bad=$(awk '$2 == "kprobe" { split($4, f, "+"); if (f[1] !~ /^[0-9]+$/ || f[1] + 0 >= 64) print $1 ":" $4 }' \
+		<<<"$out")
+	check_eq "every uprobe program's own frame is below 64 bytes" "" "$bad"
+}

@@ -629,7 +629,7 @@ TESTS+=" bpftrace_counts demo naming lost args descendants experiment_files prf 
 TESTS+=" profile kernel system_wide offcpu_clock heap sync io formats exec_argv"
 TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf permissions"
 TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
-TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records"
+TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records bpf_frames"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in
 	*" $t "*) ;;

@@ -77,6 +77,11 @@ BIN := $(O)/bpfcollect
 DEMO := $(O)/demo/bcdemo
 
 .PHONY: all check unit fuzz fuzz-check integration demo bench install vmlinux clean format deps
+
+# A recipe that fails leaves no half-written target (an empty collect.o
+# would pass for up to date and fail the skeleton step ever after).
+.DELETE_ON_ERROR:
+
 all: $(BIN)
 
 deps:

@@ -2,13 +2,14 @@
 # tools/fuzz-seeds.sh EXP OUTDIR: seed inputs for the fuzz targets from a
 # real experiment EXP (with one descendant, _f1.er): OUTDIR/er_read/ (the
 # experiment packed as fuzz_er_read.c reads it), OUTDIR/decode/ (its raw
-# records end to end), OUTDIR/xml/ (its log.xml and map.xml). Files larger
-# than a seed may be (kallmodsyms, a long trace) are cut.
+# records end to end), OUTDIR/reccodec/ (the first compact block of its
+# function and syscall traces), OUTDIR/xml/ (its log.xml and map.xml). Files
+# larger than a seed may be (kallmodsyms, a long trace) are cut.
 set -euo pipefail
 exp=${1:?usage: tools/fuzz-seeds.sh EXP OUTDIR}
 out=${2:?usage: tools/fuzz-seeds.sh EXP OUTDIR}
 [ -d "$exp" ] || { echo "fuzz-seeds: $exp is not an experiment directory" >&2; exit 2; }
-mkdir -p "$out/er_read" "$out/decode" "$out/xml"
+mkdir -p "$out/er_read" "$out/decode" "$out/reccodec" "$out/xml"
 
 # The order of names[] in tests/fuzz/fuzz_er_read.c: a file's index is its byte.
 names=(log.xml map.xml functions overview functrace syscalls proctrace sched samples heap sync io
@@ -40,8 +41,15 @@ pack log.xml map.xml functions functrace proctrace _f1.er/log.xml _f1.er/map.xml
 	_f1.er/functrace >"$out/er_read/calls.bin"
 pack log.xml map.xml data.frameinfo profile heaptrace synctrace iotrace overview \
 	>"$out/er_read/gprofng_files.bin"
+# "BCB1": a compact file (format 4) holds blocks, not records end to end
+compact() { [ -s "$1" ] && [ "$(od -An -tu4 -N 4 "$1" | tr -d ' ')" = 826426178 ]; }
 for f in functrace syscalls proctrace sched samples heap sync io usage; do
-	[ -f "$exp/$f" ] && head -c $MAX "$exp/$f"
+	[ -f "$exp/$f" ] && ! compact "$exp/$f" && head -c $MAX "$exp/$f"
 done >"$out/decode/records.bin"
+for f in functrace syscalls; do
+	compact "$exp/$f" || continue
+	read -r _ len _ < <(od -An -tu4 -N 12 "$exp/$f")
+	[ "$len" -le 65536 ] && tail -c +17 "$exp/$f" | head -c "$len" >"$out/reccodec/$f.bin"
+done
 cp "$exp/log.xml" "$out/xml/log.xml"
 cp "$exp/map.xml" "$out/xml/map.xml"

@@ -16,7 +16,7 @@
 #include "bpfcollect/model.h"
 
 /* Version of bpfcollect's private files and log.xml comments (`format=` key). */
-#define BC_ER_FORMAT		  3
+#define BC_ER_FORMAT		  4
 #define BC_ER_DEFAULT_NAME	  "test.1.er"
 #define BC_ER_KERNEL_DEFAULT_NAME "ktest.1.er"
 
@@ -54,6 +54,11 @@ enum bc_er_file {
 const char *bc_er_file_name(enum bc_er_file f);
 /* The first format (BC_ER_FORMAT) whose experiments have file f. */
 unsigned int bc_er_file_since(enum bc_er_file f);
+/*
+ * Whether file f of a format's experiments is a sequence of compact blocks
+ * (reccodec.h): the function and system call traces, from format 4.
+ */
+bool bc_er_file_compact(enum bc_er_file f, unsigned int format);
 /* The file a record kind is stored in, or -EINVAL for a kind no file takes. */
 int bc_er_file_for_kind(unsigned int kind);
 

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/reccodec.h"
 
 #define NS	   1000000000ULL
 #define T0	   (1000 * NS + 123456789) /* session start, CLOCK_MONOTONIC ns */
@@ -364,6 +365,46 @@ static inline void put_file(const char *dir, const char *name, const void *data,
 static inline void put_str(const char *dir, const char *name, const char *text)
 {
 	put_file(dir, name, text, strlen(text));
+}
+
+/*
+ * Makes the experiment at dir one of format 3: its compact files decoded
+ * to the records they hold, one after another, and log.xml saying format=3.
+ */
+static inline void to_format3(const char *dir)
+{
+	static const char *const names[] = {"functrace", "syscalls"};
+	struct bc_rc_state *rc = malloc(sizeof(*rc));
+	char *log, *at;
+	size_t len;
+
+	assert_non_null(rc);
+	for (size_t i = 0; i < 2; i++) {
+		char *enc = slurp(dir, names[i], &len);
+		size_t off = 0, used = 0, cap = 64 * len + 64;
+		uint8_t *raw = malloc(cap);
+
+		assert_non_null(raw);
+		while (off < len) {
+			struct bc_rc_block_head head;
+
+			memcpy(&head, enc + off, sizeof(head));
+			assert_int_equal(head.magic, BC_RC_MAGIC);
+			assert_true(bc_rc_decode(rc, (uint8_t *)enc + off + sizeof(head), head.len,
+						 raw, cap, &used) >= 0);
+			off += sizeof(head) + head.len;
+		}
+		put_file(dir, names[i], raw, used);
+		free(raw);
+		free(enc);
+	}
+	free(rc);
+	log = slurp(dir, "log.xml", &len);
+	at = strstr(log, "format=4");
+	assert_non_null(at);
+	at[7] = '3';
+	put_file(dir, "log.xml", log, len);
+	free(log);
 }
 
 static inline void append_file(const char *dir, const char *name, const char *text)

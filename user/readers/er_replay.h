@@ -27,7 +27,9 @@ struct bc_er_map {
 
 /* One data file, mmapped, with every valid record's offset and per-thread chain. */
 struct bc_er_data {
-	const unsigned char *base; /* mmapped, info->files[].bytes long */
+	const unsigned char *base; /* mmapped, info->files[].bytes long; or decoded */
+	unsigned char *decoded;	   /* a compact file's records, decoded (base then) */
+	uint64_t len;		   /* bytes at base */
 	uint64_t *off;
 	uint32_t *next; /* next record of the same thread in this file, or BC_ER_NO_NEXT */
 	size_t n;

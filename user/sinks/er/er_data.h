@@ -8,6 +8,7 @@
 #ifndef BPFCOLLECT_ER_DATA_H
 #define BPFCOLLECT_ER_DATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,7 +26,17 @@ struct data_out {
 	uint64_t records; /* records on disk */
 	uint64_t dropped; /* records buffered when a write failed, not on disk */
 	int err;	  /* sticky: after a failed write the file is frozen */
+	/*
+	 * Compact files (functrace, syscalls): buf holds one block, its head
+	 * first, and what it has said of each thread. rc is made with buf.
+	 */
+	bool compact;
+	struct bc_rc_state *rc;
+	size_t raw_bytes; /* the buffered records' size, not encoded */
 };
+
+/* Frees what d holds (not its fd). */
+void er_data_release(struct data_out *d);
 
 /* Appends len bytes; a write cut short is cut back to *size. 0 or -errno. */
 int er_append_whole(int fd, uint64_t *size, const char *s, size_t len);
@@ -37,7 +48,10 @@ int er_write_sb(int fd, uint64_t *size, const struct er_strbuf *b);
  * (d->err, returned from then on).
  */
 int er_data_flush(struct data_out *d);
-/* Buffers one record of size bytes (at most DATA_BUF_SIZE), flushing first when full. */
+/*
+ * Buffers one record of size bytes (at most DATA_BUF_SIZE), flushing first
+ * when full; a compact file's block takes it encoded.
+ */
 int er_data_append(struct data_out *d, const void *rec, size_t size);
 
 #endif

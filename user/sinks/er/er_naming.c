@@ -29,6 +29,11 @@ unsigned int bc_er_file_since(enum bc_er_file f)
 	return f >= BC_ER_SAMPLES ? 2 : 1;
 }
 
+bool bc_er_file_compact(enum bc_er_file f, unsigned int format)
+{
+	return format >= 4 && (f == BC_ER_FUNCTRACE || f == BC_ER_SYSCALLS);
+}
+
 int bc_er_file_for_kind(unsigned int kind)
 {
 	switch (kind) {

@@ -653,7 +653,7 @@ static void er_destroy(struct bc_sink *sink)
 	for (int i = 0; i < BC_ER_NFILES; i++) {
 		if (w->data[i].fd >= 0)
 			close(w->data[i].fd);
-		free(w->data[i].buf);
+		er_data_release(&w->data[i]);
 	}
 	if (w->log_fd >= 0)
 		close(w->log_fd);
@@ -690,8 +690,10 @@ struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen)
 	w->sink.ops = &er_ops;
 	w->log_fd = w->map_fd = -1;
 	w->overview.fd = -1;
-	for (int i = 0; i < BC_ER_NFILES; i++)
+	for (int i = 0; i < BC_ER_NFILES; i++) {
 		w->data[i].fd = -1;
+		w->data[i].compact = bc_er_file_compact(i, BC_ER_FORMAT);
+	}
 	for (int i = 0; i < ER_TRACE_NR; i++)
 		w->traces.f[i].fd = -1;
 	w->dirfd = open(exp_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -182,10 +182,32 @@ static __always_inline __u32 capture_one(struct scratch *s, __u32 off,
 	return off + sizeof(*item) + ((len + 7) & ~7ULL);
 }
 
-/* Appends items [first, first + n) of spec; returns the record's new size. */
+/*
+ * The uprobe programs' captures, in subprograms whose frames stay below 64
+ * bytes, as the programs' own frames do. Since 6.13 the kernel runs a
+ * kprobe-type program's frame of 64 bytes or more on a per-CPU stack, and
+ * nothing keeps another task off that CPU's copy while a sleepable program
+ * sleeps (a page fault, the first allocation of a thread's scratch): seen
+ * here, a thread's capture record went out late with another thread's
+ * buffer, its own lost. The arguments and the return value wait in the
+ * task's scratch instead of on the stack; tests/integration/bpf_frames.sh
+ * checks every frame's size.
+ */
+static __noinline __u32 capture_one_task(struct scratch *s, __u32 off,
+					 const struct bc_capture_spec *spec, __u32 k)
+{
+	k &= BC_MAX_CAPTURES - 1;
+	return capture_one(s, off, &spec->items[k], k, s->args, s->retval, true);
+}
+
+/*
+ * Appends items [first, first + n) of spec; returns the record's new size.
+ * in_task: a sleepable program's, each item read by capture_one_task, the
+ * arguments and the return value from the scratch (args, retval unused).
+ */
 static __always_inline __u32 capture_items(struct scratch *s, __u32 off,
 					   const struct bc_capture_spec *spec, __u32 first, __u32 n,
-					   const __u64 *args, __u64 retval, const bool sleepable)
+					   const __u64 *args, __u64 retval, const bool in_task)
 {
 	const struct bc_capture_item_spec *is;
 
@@ -207,47 +229,19 @@ static __always_inline __u32 capture_items(struct scratch *s, __u32 off,
 			s->faulted |= 1U << (is->index & 7);
 			continue;
 		}
-		off = capture_one(s, off, is, k, args, retval, sleepable);
+		if (in_task)
+			off = capture_one_task(s, off, spec, k);
+		else
+			off = capture_one(s, off, is, k, args, retval, false);
 	}
 	return off;
-}
-
-/*
- * The uprobe programs' captures, in subprograms whose frames stay below 64
- * bytes, as the programs' own frames do. Since 6.13 the kernel runs a
- * kprobe-type program's frame of 64 bytes or more on a per-CPU stack, and
- * nothing keeps another task off that CPU's copy while a sleepable program
- * sleeps (a page fault, the first allocation of a thread's scratch): seen
- * here, a thread's capture record went out late with another thread's
- * buffer, its own lost. The arguments and the return value wait in the
- * task's scratch instead of on the stack; tests/integration/bpf_frames.sh
- * checks every frame's size.
- */
-static __noinline __u32 capture_one_task(struct scratch *s, __u32 off,
-					 const struct bc_capture_spec *spec, __u32 k)
-{
-	k &= BC_MAX_CAPTURES - 1;
-	return capture_one(s, off, &spec->items[k], k, s->args, s->retval, true);
 }
 
 /* capture_items for sleepable programs, with s->args and s->retval. */
 static __noinline __u32 capture_items_task(struct scratch *s, __u32 off,
 					   const struct bc_capture_spec *spec, __u32 first, __u32 n)
 {
-	for (__u32 i = 0; i < BC_MAX_CAPTURES; i++) {
-		__u32 k = first + i;
-
-		if (i >= n || k >= BC_MAX_CAPTURES)
-			break;
-		k &= BC_MAX_CAPTURES - 1;
-		asm volatile("" : "+r"(k));
-		if (spec->items[k & (BC_MAX_CAPTURES - 1)].at_exit) {
-			s->faulted |= 1U << (spec->items[k & (BC_MAX_CAPTURES - 1)].index & 7);
-			continue;
-		}
-		off = capture_one_task(s, off, spec, k);
-	}
-	return off;
+	return capture_items(s, off, spec, first, n, NULL, 0, true);
 }
 
 /* Appends the items of spec whose argument's bit is set in mask (a retry). */

@@ -143,7 +143,7 @@ for _ in $(seq "$runs"); do
 done
 
 median() { # median FILE: of its numeric lines, "-" when none
-	grep -E '^[0-9]+$' "$1" | sort -g |
+	grep -E '^[0-9]+([.][0-9]+)?$' "$1" | sort -g |
 		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'
 }
 missed() { grep -c '^-$' "$1"; }
@@ -228,19 +228,22 @@ awk -v f="$(cat "$tmp/bytes.func" 2>/dev/null)" -v s="$(cat "$tmp/bytes.sys" 2>/
 	if (s) printf "bytes on disk per system call (its entry and exit): %.1f\n", s / n }'
 
 # The agent's own CPU per million events: bpfcollect attached by pid (-P) to
-# firstinsn push N (which waits 1.5 s first), so GNU time counts the agent
+# firstinsn push N (which waits 3 s first), so GNU time counts the agent
 # alone, not the program it traces.
 agent_cpu() {
 	local d=$tmp/agent
 	rm -rf "$d" && mkdir -p "$d"
-	FIRSTINSN_DELAY_MS=1500 "$tgt" push "$n" >/dev/null &
-	local tp=$!
+	FIRSTINSN_DELAY_MS=3000 "$tgt" push "$n" >/dev/null &
+	local tp=$! calls
 	/usr/bin/time -f "%U %S" -o "$d/time" "$bc" record -q -A off -o "$d/a.er" \
-		-u "$tgt:fi_push" -P "$tp" >/dev/null 2>&1
+		-u "$tgt:fi_push" -P "$tp" >/dev/null 2>"$d/err"
 	wait "$tp"
-	[ "$("$bc" report "$d/a.er" functions 2>/dev/null | awk '$NF == "fi_push" { print $1 }')" = "$n" ] ||
+	calls=$("$bc" report "$d/a.er" functions 2>/dev/null | awk '$NF == "fi_push" { print $1 }')
+	if [ "$calls" != "$n" ]; then
+		echo "agent CPU: a run saw ${calls:-no} calls of $n, left out: $(head -c 200 "$d/err")" >&2
 		return
-	awk -v n="$n" '{ printf "%.3f\n", ($1 + $2) / (2 * n / 1e6) }' "$d/time"
+	fi
+	awk -v n="$n" 'NF == 2 { printf "%.3f\n", ($1 + $2) / (2 * n / 1e6) }' "$d/time"
 }
 if [ -x /usr/bin/time ]; then
 	for _ in $(seq "$runs"); do

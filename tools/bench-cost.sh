@@ -23,7 +23,10 @@
 # N: a run that missed calls is reported, not averaged.
 #
 # A second table does the same for a system call (getppid): the floor then
-# writes one record per call at its exit; bpfcollect runs --syscalls=getppid.
+# writes one record per call at its exit, floor-timed the same with the
+# call's entry time (kept by an entry hook); bpfcollect runs
+# --syscalls=getppid. x_floor compares the overheads with the floor's,
+# x_total what a call costs in all.
 #
 # Then, with uftrace installed, a -pg build of one function traced by
 # uftrace (in the process, through mcount) and by bpfcollect (uprobes).
@@ -172,15 +175,16 @@ awk -v e="$(cat "$tmp/per.endbr.bpfcollect")" -v p="$(cat "$tmp/per.push.bpfcoll
 # ---------------------------------------------------------------- system calls
 # firstinsn getppid N: N getppid calls. Per call: the traced loop minus the
 # untraced one, over N, under the floor (--syscalls: one 32-byte record per
-# call of the process, at its exit), bpfcollect --syscalls=getppid and
-# bpftrace counting enter and exit of the process's calls.
+# call of the process, at its exit; --syscalls-timed: with its entry time),
+# bpfcollect --syscalls=getppid and bpftrace counting enter and exit of the
+# process's calls.
 run_sys() { # run_sys TRACER: the loop's ns, or "-" when the counts were wrong
 	local t=$1 d=$tmp/run out ok=1 ns
 	rm -rf "$d" && mkdir -p "$d"
 	case $t in
 	untraced) out=$("$tgt" getppid "$n") ;;
-	floor)
-		out=$("$floor" --syscalls -- "$tgt" getppid "$n" 2>"$d/err")
+	floor | floor-timed)
+		out=$("$floor" "--${t/floor/syscalls}" -- "$tgt" getppid "$n" 2>"$d/err")
 		[ "$(sed -n 's/.*syscalls=\([0-9]*\) lost=0$/\1/p' "$d/err")" -ge "$n" ] 2>/dev/null || ok=
 		;;
 	bpfcollect)
@@ -198,7 +202,7 @@ run_sys() { # run_sys TRACER: the loop's ns, or "-" when the counts were wrong
 	ns=$(sed -n 's/^elapsed_ns=\([0-9]*\).*/\1/p' <<<"$out" | head -1)
 	if [ -z "$ok" ] || [ -z "$ns" ]; then echo "-"; else echo "$ns"; fi
 }
-sys_tracers="floor bpfcollect"
+sys_tracers="floor floor-timed bpfcollect"
 command -v bpftrace >/dev/null && sys_tracers+=" bpftrace"
 for _ in $(seq "$runs"); do
 	for t in untraced $sys_tracers; do
@@ -209,18 +213,23 @@ echo
 echo "== per system call (getppid), us: the traced loop minus the untraced one, over $n calls; medians of $runs runs"
 base=$(median "$tmp/sys.untraced")
 printf "%-9s %9s" "" untraced
-for t in $sys_tracers; do printf " %10s" "$t"; done
-printf " %8s\n" x_floor
+for t in $sys_tracers; do printf " %11s" "$t"; done
+printf " %8s %8s\n" x_floor x_total
 printf "%-9s %9s" getppid "$(awk -v b="$base" -v n="$n" 'BEGIN { printf "%.3f", b / n / 1000 }')"
 for t in $sys_tracers; do
 	m=$(median "$tmp/sys.$t")
 	per=$(awk -v m="$m" -v b="$base" -v n="$n" 'BEGIN { if (m == "-") print "-"; else printf "%.3f", (m - b) / n / 1000 }')
 	echo "$per" >"$tmp/per.sys.$t"
 	[ "$(missed "$tmp/sys.$t")" -gt 0 ] && per="$per*"
-	printf " %10s" "$per"
+	printf " %11s" "$per"
 done
-printf " %8s\n" "$(awk -v a="$(cat "$tmp/per.sys.bpfcollect")" -v f="$(cat "$tmp/per.sys.floor")" \
-	'BEGIN { if (a == "-" || f == "-" || f <= 0) print "-"; else printf "%.2f", a / f }')"
+# x_floor: the overheads' ratio; x_total: what a call costs in all, untraced part included
+awk -v a="$(cat "$tmp/per.sys.bpfcollect")" -v f="$(cat "$tmp/per.sys.floor")" -v b="$base" -v n="$n" '
+	BEGIN { if (a == "-" || f == "-" || f <= 0) { printf " %8s %8s\n", "-", "-"; exit }
+		u = b / n / 1000; printf " %8.2f %8.2f\n", a / f, (u + a) / (u + f) }'
+awk -v a="$(cat "$tmp/per.sys.bpfcollect")" -v f="$(cat "$tmp/per.sys.floor-timed")" 'BEGIN {
+	if (a != "-" && f != "-" && f > 0)
+		printf "bpfcollect against the floor that also times each call: %.2f\n", a / f }'
 
 echo
 awk -v f="$(cat "$tmp/bytes.func" 2>/dev/null)" -v s="$(cat "$tmp/bytes.sys" 2>/dev/null)" -v n="$n" 'BEGIN {

@@ -4,7 +4,8 @@
  * others against. Entry and return each write one 32-byte record (time,
  * pid/tid, the cookie, which side) into a ring buffer, without waking the
  * reader; nothing else: no filter, no per-thread state, no stack. With
- * --syscalls, one such record per system call of the process instead.
+ * --syscalls, one such record per system call of the process instead;
+ * with --syscalls-timed, that record carries the call's entry time too.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -60,6 +61,54 @@ int BPF_PROG(floor_sys, struct pt_regs *regs, long ret)
 	r->ktime = bpf_ktime_get_ns();
 	r->pid_tgid = id;
 	r->cookie = regs->orig_ax;
+	r->is_return = 2;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/*
+ * floor --syscalls-timed: the least a tracer does that times each call: the
+ * entry's time kept in task storage, one record at the exit that carries it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} floor_entry_time SEC(".maps");
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(floor_sys_enter, struct pt_regs *regs, long nr)
+{
+	__u64 *t;
+
+	if (bpf_get_current_pid_tgid() >> 32 != floor_tgid)
+		return 0;
+	t = bpf_task_storage_get(&floor_entry_time, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (t)
+		*t = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* The record of --syscalls-timed: cookie is the entry's time, not the call's number. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(floor_sys_timed, struct pt_regs *regs, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid(), *t;
+	struct floor_rec *r;
+
+	if (id >> 32 != floor_tgid)
+		return 0;
+	t = bpf_task_storage_get(&floor_entry_time, bpf_get_current_task_btf(), 0, 0);
+	r = bpf_ringbuf_reserve(&floor_ring, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&floor_lost, 1);
+		return 0;
+	}
+	r->ktime = bpf_ktime_get_ns();
+	r->pid_tgid = id;
+	r->cookie = t ? *t : 0;
 	r->is_return = 2;
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	return 0;

@@ -13,6 +13,9 @@
  *
  * floor --syscalls -- CMD [ARGS] records one 32-byte record per system
  * call of CMD instead (at its exit, tp_btf), and says "syscalls=N lost=N".
+ * floor --syscalls-timed -- CMD [ARGS] does the same with each call's entry
+ * time in its record (kept in task storage by a sys_enter program): the
+ * floor of a tracer that times calls.
  *
  * floor --offset BIN FUNC prints the file offset a uprobe on FUNC goes at
  * (0x...), for the tracers that take one (tracefs uprobe_events).
@@ -22,6 +25,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +118,7 @@ static long long func_offset(const char *bin, const char *func)
  * Runs cmd under the floor: probes on the function at offset of bin, or
  * (bin NULL) a record per system call. Returns cmd's exit status, or 1.
  */
-static int run(const char *bin, const uint64_t *offset, char **cmd)
+static int run(const char *bin, const uint64_t *offset, bool timed, char **cmd)
 {
 	struct ring_buffer *rb = NULL;
 	struct floor_bpf *skel;
@@ -132,7 +136,9 @@ static int run(const char *bin, const uint64_t *offset, char **cmd)
 						      BC_BPF_TRACE_UPROBE_MULTI);
 		bpf_program__set_autoload(skel->progs.floor_entry, bin != NULL);
 		bpf_program__set_autoload(skel->progs.floor_return, bin != NULL);
-		bpf_program__set_autoload(skel->progs.floor_sys, bin == NULL);
+		bpf_program__set_autoload(skel->progs.floor_sys, bin == NULL && !timed);
+		bpf_program__set_autoload(skel->progs.floor_sys_enter, timed);
+		bpf_program__set_autoload(skel->progs.floor_sys_timed, timed);
 	}
 	if (!skel || floor_bpf__load(skel)) {
 		fprintf(stderr, "floor: cannot load the BPF programs: %s\n", strerror(errno));
@@ -221,11 +227,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc >= 4 && strcmp(argv[1], "--syscalls") == 0 && strcmp(argv[2], "--") == 0)
-		return run(NULL, NULL, argv + 3);
+		return run(NULL, NULL, false, argv + 3);
+	if (argc >= 4 && strcmp(argv[1], "--syscalls-timed") == 0 && strcmp(argv[2], "--") == 0)
+		return run(NULL, NULL, true, argv + 3);
 	if (argc < 5 || strcmp(argv[3], "--") != 0) {
-		fprintf(stderr,
-			"usage: floor BIN FUNC -- CMD [ARGS] | floor --syscalls -- CMD [ARGS] | "
-			"floor --offset BIN FUNC\n");
+		fprintf(stderr, "usage: floor BIN FUNC -- CMD [ARGS] | floor --syscalls[-timed] -- "
+				"CMD [ARGS] | floor --offset BIN FUNC\n");
 		return 2;
 	}
 	off = func_offset(argv[1], argv[2]);
@@ -234,5 +241,5 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	offset = (uint64_t)off;
-	return run(argv[1], &offset, argv + 4);
+	return run(argv[1], &offset, false, argv + 4);
 }

@@ -44,26 +44,32 @@ static __always_inline int put(struct pt_regs *ctx, __u64 is_return)
 /* floor --syscalls: the process whose system calls are recorded (set once it exists) */
 __u32 floor_tgid = 0;
 
-/* One record per system call, at its exit, of one process: the floor of a syscall tracer. */
-SEC("tp_btf/sys_exit")
-int BPF_PROG(floor_sys, struct pt_regs *regs, long ret)
+/* A system call's record, at its exit: cookie is its number, or its entry's time. */
+static __always_inline int put_sys(__u64 id, __u64 cookie)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct floor_rec *r;
+	struct floor_rec *r = bpf_ringbuf_reserve(&floor_ring, sizeof(*r), 0);
 
-	if (id >> 32 != floor_tgid)
-		return 0;
-	r = bpf_ringbuf_reserve(&floor_ring, sizeof(*r), 0);
 	if (!r) {
 		__sync_fetch_and_add(&floor_lost, 1);
 		return 0;
 	}
 	r->ktime = bpf_ktime_get_ns();
 	r->pid_tgid = id;
-	r->cookie = regs->orig_ax;
+	r->cookie = cookie;
 	r->is_return = 2;
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	return 0;
+}
+
+/* One record per system call, at its exit, of one process: the floor of a syscall tracer. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(floor_sys, struct pt_regs *regs, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (id >> 32 != floor_tgid)
+		return 0;
+	return put_sys(id, regs->orig_ax);
 }
 
 /*
@@ -96,22 +102,11 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(floor_sys_timed, struct pt_regs *regs, long ret)
 {
 	__u64 id = bpf_get_current_pid_tgid(), *t;
-	struct floor_rec *r;
 
 	if (id >> 32 != floor_tgid)
 		return 0;
 	t = bpf_task_storage_get(&floor_entry_time, bpf_get_current_task_btf(), 0, 0);
-	r = bpf_ringbuf_reserve(&floor_ring, sizeof(*r), 0);
-	if (!r) {
-		__sync_fetch_and_add(&floor_lost, 1);
-		return 0;
-	}
-	r->ktime = bpf_ktime_get_ns();
-	r->pid_tgid = id;
-	r->cookie = t ? *t : 0;
-	r->is_return = 2;
-	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-	return 0;
+	return put_sys(id, t ? *t : 0);
 }
 
 SEC("uprobe")

@@ -353,6 +353,60 @@ static void test_compact_blocks(void **state)
 	free(data);
 }
 
+/* More threads than a block speaks of: the writer starts another block, nothing is lost. */
+static void test_compact_many_threads(void **state)
+{
+	struct fixture *fx = *state;
+	struct bc_session sess = session(fx);
+	struct bc_session_end end = {.exit_status = 0};
+	struct bc_rc_block_head head;
+	struct bc_er_info info;
+	char err[512], *data;
+	struct bc_sink *s;
+	size_t len;
+
+	assert_int_equal(bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), err, sizeof(err)),
+			 0);
+	s = bc_er_sink_new(fx->exp, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(bc_sink_begin(s, &sess), 0);
+	for (uint32_t t = 0; t < 100; t++) {
+		union any_rec e = {.fe = {.h = {.size = sizeof(e.fe),
+						.kind = BC_REC_FUNC_ENTRY,
+						.pid = TID_MAIN,
+						.tid = 1000 + t,
+						.seq = 1,
+						.ktime = T0 + 10 * t},
+					  .func_id = 1,
+					  .sp = 0x7ffe0000 - t}};
+		union any_rec r = {.fr = {.h = {.size = sizeof(r.fr),
+						.kind = BC_REC_FUNC_RETURN,
+						.pid = TID_MAIN,
+						.tid = 1000 + t,
+						.seq = 2,
+						.ktime = T0 + 10 * t + 5},
+					  .func_id = 1,
+					  .entry_ktime = T0 + 10 * t,
+					  .retval = t}};
+
+		feed(fx, s, &e);
+		feed(fx, s, &r);
+	}
+	assert_int_equal(bc_sink_end(s, &end), 0);
+	bc_sink_destroy(s);
+
+	data = slurp(fx->exp, "functrace", &len);
+	memcpy(&head, data, sizeof(head));
+	assert_int_equal(head.records, 2 * BC_RC_THREADS);
+	assert_true(len > sizeof(head) + head.len);
+	free(data);
+	assert_int_equal(read_exp(fx->exp, NULL, &info, err, sizeof(err)), 0);
+	assert_int_equal(info.files[BC_ER_FUNCTRACE].records, 200);
+	assert_int_equal(info.files[BC_ER_FUNCTRACE].bad_records, 0);
+	assert_int_equal(info.truncated_bytes, 0);
+	bc_er_info_free(&info);
+}
+
 /* Garbage of every kind in the data files: read what is sound, report the rest. */
 static void test_garbage(void **state)
 {
@@ -739,6 +793,7 @@ int main(void)
 		T(test_live),
 		T(test_truncated),
 		T(test_compact_blocks),
+		T(test_compact_many_threads),
 		T(test_garbage),
 		T(test_bad_experiments),
 		T(test_bad_session_facts),

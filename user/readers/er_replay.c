@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bpfcollect/reccodec.h"
 #include "er_replay.h"
 
 /* Slot of (file, tid) in slots[n]: the one holding it, or the free one where it goes. */
@@ -101,87 +100,6 @@ static int add_record(struct bc_er_replay *rp, uint32_t f, const struct bc_rec_h
 	return 0;
 }
 
-/* The largest a block may say it decodes to: 19 bytes a byte at best (a return in 3). */
-#define BLOCK_GROWTH_MAX 32
-
-/*
- * One compact block's records, decoded at the end of d->decoded; a block
- * that does not decode is skipped (the next one starts where its head
- * says). 1: the file ends here (torn or unframed), 0: go on, -ENOMEM.
- */
-static int decode_block(struct bc_er_reader *r, enum bc_er_file f, struct bc_rc_state *rc,
-			const unsigned char *p, uint64_t *off, size_t *cap)
-{
-	struct bc_er_file_stats *st = &r->info->files[f];
-	struct bc_er_data *d = &r->rp.data[f];
-	const char *name = bc_er_file_name(f);
-	uint64_t rest = st->bytes - *off;
-	struct bc_rc_block_head head;
-	size_t used = d->len;
-	int n;
-
-	if (rest < sizeof(head))
-		goto torn;
-	memcpy(&head, p + *off, sizeof(head));
-	if (head.magic != BC_RC_MAGIC) {
-		st->truncated_bytes = rest;
-		st->stopped = true;
-		bc_er_note(r->info, "%s: no block at offset %llu; last %llu bytes skipped", name,
-			   (unsigned long long)*off, (unsigned long long)rest);
-		return 1;
-	}
-	if (head.len > rest - sizeof(head))
-		goto torn;
-	if (head.raw_bytes <= (uint64_t)head.len * BLOCK_GROWTH_MAX) {
-		if (d->len + head.raw_bytes > *cap) {
-			size_t grown = *cap ? *cap : 1 << 20;
-			unsigned char *b;
-
-			while (grown < d->len + head.raw_bytes)
-				grown *= 2;
-			b = realloc(d->decoded, grown);
-			if (!b)
-				return -ENOMEM;
-			d->decoded = b;
-			*cap = grown;
-		}
-		n = bc_rc_decode(rc, p + *off + sizeof(head), head.len, d->decoded,
-				 d->len + head.raw_bytes, &used);
-		if (n >= 0 && (uint32_t)n == head.records && used == d->len + head.raw_bytes) {
-			d->len = used;
-			*off += sizeof(head) + head.len;
-			return 0;
-		}
-	}
-	st->bad_records += head.records;
-	bc_er_note(r->info, "%s: the block at offset %llu does not decode; its %u records skipped",
-		   name, (unsigned long long)*off, head.records);
-	*off += sizeof(head) + head.len;
-	return 0;
-torn:
-	st->truncated_bytes = rest;
-	bc_er_note(r->info, "%s: last block torn at offset %llu; %llu bytes ignored", name,
-		   (unsigned long long)*off, (unsigned long long)rest);
-	return 1;
-}
-
-/* A compact file's records, decoded in memory: the rest of the reader sees them as written. */
-static int decode_compact(struct bc_er_reader *r, enum bc_er_file f, const unsigned char *p)
-{
-	struct bc_rc_state *rc = malloc(sizeof(*rc));
-	uint64_t off = 0;
-	size_t cap = 0;
-	int err = 0;
-
-	if (!rc)
-		return -ENOMEM;
-	while (off < r->info->files[f].bytes && !err)
-		err = decode_block(r, f, rc, p, &off, &cap);
-	free(rc);
-	r->rp.data[f].base = r->rp.data[f].decoded;
-	return err < 0 ? err : 0;
-}
-
 int bc_er_index_file(struct bc_er_reader *r, enum bc_er_file f)
 {
 	struct bc_er_info *info = r->info;
@@ -224,7 +142,7 @@ int bc_er_index_file(struct bc_er_reader *r, enum bc_er_file f)
 
 		d->base = NULL;
 		d->len = 0;
-		err = decode_compact(r, f, p);
+		err = bc_er_decode_compact(r, f, p);
 		munmap((void *)p, st->bytes);
 		if (err)
 			return bc_er_fail(r, err, "%s/%s: %s", r->path, name, strerror(-err));
@@ -489,7 +407,7 @@ void bc_er_replay_free(struct bc_er_reader *r)
 		if (rp->data[f].decoded)
 			free(rp->data[f].decoded);
 		else if (rp->data[f].base)
-			munmap((void *)rp->data[f].base, r->info->files[f].bytes);
+			munmap((void *)rp->data[f].base, rp->data[f].len);
 		free(rp->data[f].off);
 		free(rp->data[f].next);
 	}

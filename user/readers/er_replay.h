@@ -27,9 +27,13 @@ struct bc_er_map {
 
 /* One data file, mmapped, with every valid record's offset and per-thread chain. */
 struct bc_er_data {
-	const unsigned char *base; /* mmapped, info->files[].bytes long; or decoded */
-	unsigned char *decoded;	   /* a compact file's records, decoded (base then) */
-	uint64_t len;		   /* bytes at base */
+	/*
+	 * The records: the file mmapped, or a compact file's decoded, in
+	 * memory (decoded, base then) or in a temporary file mmapped.
+	 */
+	const unsigned char *base;
+	unsigned char *decoded;
+	uint64_t len; /* bytes at base */
 	uint64_t *off;
 	uint32_t *next; /* next record of the same thread in this file, or BC_ER_NO_NEXT */
 	size_t n;
@@ -74,6 +78,16 @@ __attribute__((format(printf, 2, 3))) void bc_er_note(struct bc_er_info *info, c
 /* Writes the message into r->err and returns err. */
 __attribute__((format(printf, 3, 4))) int bc_er_fail(struct bc_er_reader *r, int err,
 						     const char *fmt, ...);
+
+/*
+ * A compact file's blocks (p, info->files[f].bytes long) decoded into
+ * r->rp.data[f] (base, len; decoded when in memory): past
+ * BC_ER_DECODE_MEM_DEFAULT bytes, or $BPFCOLLECT_DECODE_MEM, they go to a
+ * temporary file mmapped instead. Damaged blocks are noted and counted.
+ * 0 or -errno (-ENOMEM, or the temporary file's write error: -ENOSPC).
+ */
+#define BC_ER_DECODE_MEM_DEFAULT (64ull << 20)
+int bc_er_decode_compact(struct bc_er_reader *r, enum bc_er_file f, const unsigned char *p);
 
 /*
  * Maps data file f and indexes its whole, valid records into r->rp,

@@ -297,7 +297,8 @@ static void test_truncated(void **state)
 /*
  * The compact files (format 4) are blocks written whole: a torn last block
  * is said and ignored, a block that does not decode is skipped whole and
- * the next one read, a head that claims too much is not believed.
+ * the next one read, a head that claims too much is not believed. Decoded
+ * records past $BPFCOLLECT_DECODE_MEM bytes go to a temporary file.
  */
 static void test_compact_blocks(void **state)
 {
@@ -309,6 +310,18 @@ static void test_compact_blocks(void **state)
 	char *data, *two;
 
 	write_exp(fx, false, NULL);
+	/* decoded into a temporary file past a limit (here 0 bytes): the same events */
+	{
+		struct keep_sink *k = keep_new();
+
+		setenv("BPFCOLLECT_DECODE_MEM", "0", 1);
+		assert_int_equal(read_exp(fx->exp, k, &info, err, sizeof(err)), 0);
+		unsetenv("BPFCOLLECT_DECODE_MEM");
+		assert_null(info.notes);
+		check_events(fx, k, fx->nrecs);
+		bc_er_info_free(&info);
+		free(k);
+	}
 	data = slurp(fx->exp, "functrace", &len);
 	memcpy(&head, data, sizeof(head));
 	assert_int_equal(head.magic, BC_RC_MAGIC);

@@ -184,39 +184,6 @@ static __always_inline void count_lost(__u32 loss_class)
 }
 
 /*
- * A system call whose entry wrote nothing (bpf/syscalls.bpf.c): its entry
- * record, written now, when the thread writes another record before the
- * call returns (the fork a clone makes, the exit of a thread killed inside
- * read). So a thread's records keep their order in time and in sequence
- * numbers, the call's entry first.
- */
-static __always_inline void flush_deferred_call(struct task_state *ts)
-{
-	struct bc_rec_sys_enter *rec;
-	__u64 id = bpf_get_current_pid_tgid();
-
-	ts->sys.deferred = 0;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	++ts->sys.seq;
-	if (!rec) {
-		count_lost(BC_LOSS_SYSCALL);
-		return;
-	}
-	rec->h.size = sizeof(*rec);
-	rec->h.kind = BC_REC_SYS_ENTER;
-	rec->h.depth = ts->sys.depth;
-	rec->h.pid = id >> 32;
-	rec->h.tid = (__u32)id;
-	rec->h.seq = ts->sys.seq;
-	rec->h.ktime = ts->sys.enter_ktime;
-	rec->nr = ts->sys.nr;
-	rec->cpu = ts->sys.cpu;
-	for (int i = 0; i < 6; i++)
-		rec->args[i] = ts->sys.args[i];
-	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
-}
-
-/*
  * Fills a record head. The sequence number is consumed even when the record
  * is then lost, so a loss shows as a gap in the thread's sequence.
  */
@@ -232,6 +199,32 @@ static __always_inline void fill_head(struct bc_rec_head *h, __u32 size, __u16 k
 	h->tid = (__u32)id;
 	h->seq = ts ? ++ts->sys.seq : 0;
 	h->ktime = now;
+}
+
+/*
+ * A system call whose entry wrote nothing (bpf/syscalls.bpf.c): its entry
+ * record, written now, when the thread writes another record before the
+ * call returns (the fork a clone makes, the exit of a thread killed inside
+ * read). So a thread's records keep their order in time and in sequence
+ * numbers, the call's entry first.
+ */
+static __noinline void flush_deferred_call(struct task_state *ts)
+{
+	struct bc_rec_sys_enter *rec;
+
+	ts->sys.deferred = 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		++ts->sys.seq;
+		count_lost(BC_LOSS_SYSCALL);
+		return;
+	}
+	fill_head(&rec->h, sizeof(*rec), BC_REC_SYS_ENTER, ts, ts->sys.depth, ts->sys.enter_ktime);
+	rec->nr = ts->sys.nr;
+	rec->cpu = ts->sys.cpu;
+	for (int i = 0; i < 6; i++)
+		rec->args[i] = ts->sys.args[i];
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 
 /* The head of a record built in scratch memory, output after this: a waiting call's entry first. */

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "bpfcollect/containers.h"
 #include "bpfcollect/reccodec.h"
 #include "er_replay.h"
 
@@ -91,23 +92,6 @@ static int spill(struct decoding *x)
 	return 0;
 }
 
-static int reserve(struct decoding *x, size_t more)
-{
-	size_t grown = x->cap ? x->cap : 1 << 20;
-	unsigned char *b;
-
-	if (x->len + more <= x->cap)
-		return 0;
-	while (grown < x->len + more)
-		grown *= 2;
-	b = realloc(x->buf, grown);
-	if (!b)
-		return -ENOMEM;
-	x->buf = b;
-	x->cap = grown;
-	return 0;
-}
-
 /*
  * One block's records, decoded at the end of x->buf; a block that does not
  * decode is skipped (the next one starts where its head says). 1: the file
@@ -136,7 +120,7 @@ static int decode_block(struct bc_er_reader *r, enum bc_er_file f, struct decodi
 	if (head.len > rest - sizeof(head))
 		goto torn;
 	if (head.raw_bytes <= (uint64_t)head.len * BLOCK_GROWTH_MAX) {
-		if (reserve(x, head.raw_bytes) < 0)
+		if (BC_GROW(x->buf, x->cap, x->len + head.raw_bytes) < 0)
 			return -ENOMEM;
 		n = bc_rc_decode(&x->rc, p + *off + sizeof(head), head.len, x->buf,
 				 x->len + head.raw_bytes, &used);

@@ -36,7 +36,7 @@ kheaders_pkg() {
 }
 
 for p in clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libcmocka-dev pkg-config make gcc \
-         binutils valgrind linux-libc-dev util-linux procps libclang-rt-dev; do
+         binutils valgrind linux-libc-dev util-linux procps libclang-rt-dev python3; do
 	have_pkg "$p" || need="$need $p"
 done
 # Peers for the benchmark and the cross-checking tests.

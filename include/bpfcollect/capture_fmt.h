@@ -48,4 +48,12 @@ void bc_cap_item_name(const struct bc_cap_item *item, char *out, size_t outlen);
  */
 int bc_format_func_captures(const struct bc_event *ev, const char *sep, char *out, size_t outlen);
 
+/*
+ * Calls fn with the name and the rendered value of every item of a function
+ * entry/return event, in order; stops at fn's first non-zero return, which
+ * it returns. 0 when there are none.
+ */
+int bc_func_captures_each(const struct bc_event *ev,
+			  int (*fn)(void *ctx, const char *name, const char *value), void *ctx);
+
 #endif

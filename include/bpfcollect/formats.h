@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "bpfcollect/folded.h"
 #include "bpfcollect/gtf.h"
 #include "bpfcollect/model.h"
 #include "bpfcollect/prf.h"
@@ -24,6 +25,7 @@ struct bc_format_opts {
 	struct bc_prf_opts prf; /* prf-csv, prf-dump */
 	struct bc_rtl_opts rtl;
 	struct bc_gtf_opts gtf;
+	struct bc_folded_opts folded;
 };
 
 void bc_format_opts_init(struct bc_format_opts *o);
@@ -41,6 +43,12 @@ struct bc_format_args {
 	const char *prefix;   /* BC_FORMAT_FILES: what each file's name starts with */
 	bool replace;	      /* BC_FORMAT_FILES: convert's files (temporary, renamed at the end) */
 	const char *protect;  /* BC_FORMAT_FILES: a directory not to write inside (NULL: none) */
+	/*
+	 * The experiment the stream comes from or goes to (convert's EXP,
+	 * record's NAME.er; NULL or "": none), whose archives/ and kallmodsyms
+	 * name the frames of stacks. Read at the stream's end, not before.
+	 */
+	const char *source_exp;
 	const struct bc_format_opts *opts;
 };
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the fuzz targets that replay events share: every stream sink that
- * writes to one FILE (text, PRF CSV and dump, GTF) and the report
+ * writes to one FILE (text, PRF CSV and dump, GTF, chrome, folded by
+ * every kind of stack) and the report
  * aggregator, fed as the producers feed them (the shared process state
  * updated first), all writing to /dev/null.
  */
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bpfcollect/chrome.h"
+#include "bpfcollect/folded.h"
 #include "bpfcollect/formats.h"
 #include "bpfcollect/gtf.h"
 #include "bpfcollect/model.h"
@@ -19,7 +22,7 @@
 #include "bpfcollect/sink_text.h"
 #include "bpfcollect/state.h"
 
-#define FUZZ_NSINKS 5
+#define FUZZ_NSINKS 9
 
 struct fuzz_sinks {
 	FILE *null;
@@ -31,6 +34,8 @@ static inline void fuzz_sinks_open(struct fuzz_sinks *f)
 {
 	struct bc_prf_opts csv, dump;
 	struct bc_gtf_opts gtf = {.ebcdic = true};
+	struct bc_folded_opts calls = {.weight = BC_FOLDED_INCL},
+			      samples = {.weight = BC_FOLDED_TIME}, offcpu = {.offcpu = true};
 
 	memset(f, 0, sizeof(*f));
 	f->null = fopen("/dev/null", "w");
@@ -45,6 +50,10 @@ static inline void fuzz_sinks_open(struct fuzz_sinks *f)
 	f->s[2] = bc_prf_sink_new(f->null, &dump);
 	f->s[3] = bc_gtf_sink_new(f->null, &gtf);
 	f->s[4] = f->report ? bc_report_sink(f->report) : NULL;
+	f->s[5] = bc_chrome_sink_new(f->null, NULL);
+	f->s[6] = bc_folded_sink_new(f->null, &calls, NULL);
+	f->s[7] = bc_folded_sink_new(f->null, &samples, NULL);
+	f->s[8] = bc_folded_sink_new(f->null, &offcpu, NULL);
 }
 
 /* Each sink stops at its first error, as a recording would (the report's destroy is a no-op). */

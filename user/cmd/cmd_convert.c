@@ -144,7 +144,7 @@ static int to_experiment(const struct convert_args *a)
 
 static int to_file(const struct convert_args *a)
 {
-	struct bc_format_args fa = {.opts = &a->fopts};
+	struct bc_format_args fa = {.opts = &a->fopts, .source_exp = a->exp};
 	struct bc_outfile out;
 	struct bc_sink *sink;
 	char err[1024];

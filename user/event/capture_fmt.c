@@ -166,17 +166,17 @@ void bc_cap_item_name(const struct bc_cap_item *item, char *out, size_t outlen)
 	}
 }
 
-int bc_format_func_captures(const struct bc_event *ev, const char *sep, char *out, size_t outlen)
+int bc_func_captures_each(const struct bc_event *ev,
+			  int (*fn)(void *ctx, const char *name, const char *value), void *ctx)
 {
 	const struct bc_rec_head *h = ev->rec;
-	size_t pos = 0, fixed = bc_cap_fixed_size(h->kind);
+	size_t fixed = bc_cap_fixed_size(h->kind);
 	const struct bc_cap_item *item;
 	const uint8_t *data;
 	struct bc_cap_iter it;
 	char name[16], value[BC_STRLEN_MAX * 4 + 16];
+	int rc;
 
-	if (outlen)
-		out[0] = 0;
 	if (!fixed || (h->kind != BC_REC_FUNC_ENTRY && h->kind != BC_REC_FUNC_RETURN))
 		return 0;
 	bc_cap_iter_init(&it, h, h->size, fixed);
@@ -188,11 +188,37 @@ int bc_format_func_captures(const struct bc_event *ev, const char *sep, char *ou
 			spec = &ev->func->capture.items[item->spec];
 		bc_cap_item_name(item, name, sizeof(name));
 		bc_format_cap_value(value, sizeof(value), item, data, spec);
-		if (pos)
-			put(out, outlen, &pos, sep, strlen(sep));
-		put(out, outlen, &pos, name, strlen(name));
-		put(out, outlen, &pos, "=", 1);
-		put(out, outlen, &pos, value, strlen(value));
+		rc = fn(ctx, name, value);
+		if (rc)
+			return rc;
 	}
-	return (int)pos;
+	return 0;
+}
+
+struct joined {
+	char *out;
+	size_t outlen, pos;
+	const char *sep;
+};
+
+static int join_one(void *ctx, const char *name, const char *value)
+{
+	struct joined *j = ctx;
+
+	if (j->pos)
+		put(j->out, j->outlen, &j->pos, j->sep, strlen(j->sep));
+	put(j->out, j->outlen, &j->pos, name, strlen(name));
+	put(j->out, j->outlen, &j->pos, "=", 1);
+	put(j->out, j->outlen, &j->pos, value, strlen(value));
+	return 0;
+}
+
+int bc_format_func_captures(const struct bc_event *ev, const char *sep, char *out, size_t outlen)
+{
+	struct joined j = {out, outlen, 0, sep};
+
+	if (outlen)
+		out[0] = 0;
+	bc_func_captures_each(ev, join_one, &j);
+	return (int)j.pos;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpfcollect/chrome.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/formats.h"
 #include "bpfcollect/sink_text.h"
@@ -50,6 +51,24 @@ static struct bc_sink *new_rtl(const struct bc_format_args *a, char *err, size_t
 static struct bc_sink *new_gtf(const struct bc_format_args *a, char *err, size_t errlen)
 {
 	struct bc_sink *s = bc_gtf_sink_new(a->out, &a->opts->gtf);
+
+	if (!s)
+		snprintf(err, errlen, "out of memory");
+	return s;
+}
+
+static struct bc_sink *new_chrome(const struct bc_format_args *a, char *err, size_t errlen)
+{
+	struct bc_sink *s = bc_chrome_sink_new(a->out, a->source_exp);
+
+	if (!s)
+		snprintf(err, errlen, "out of memory");
+	return s;
+}
+
+static struct bc_sink *new_folded(const struct bc_format_args *a, char *err, size_t errlen)
+{
+	struct bc_sink *s = bc_folded_sink_new(a->out, &a->opts->folded, a->source_exp);
 
 	if (!s)
 		snprintf(err, errlen, "out of memory");
@@ -151,6 +170,33 @@ static const struct bc_format_options gtf_options = {
 	.parse = parse_gtf,
 };
 
+static const struct option folded_longopts[] = {
+	{"weight", required_argument, NULL, 0},
+	{"offcpu", no_argument, NULL, 0},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_folded(struct bc_format_opts *o, const char *name, const char *arg, char *err,
+			size_t errlen)
+{
+	int rc = 0;
+
+	if (!strcmp(name, "offcpu"))
+		o->folded.offcpu = true;
+	else
+		rc = bc_folded_weight_parse(&o->folded, arg, err, errlen);
+	return rc ? rc : bc_folded_opts_check(&o->folded, err, errlen);
+}
+
+static const struct bc_format_options folded_options = {
+	.longopts = folded_longopts,
+	.help = "  --weight=WEIGHT     folded: samples (count, the default with -p) or time\n"
+		"                      (ns) of clock samples; excl (the default without -p)\n"
+		"                      or incl: ns of each call path of the call trace\n"
+		"  --offcpu            folded: off-CPU intervals' stacks, weighed in ns\n",
+	.parse = parse_folded,
+};
+
 /* ---------------------------------------------------------------- the registry */
 
 static const struct bc_format formats[] = {
@@ -164,6 +210,11 @@ static const struct bc_format formats[] = {
 	 new_text, NULL, false},
 	{"rtl", "RTL scope logs, { } | lines, one file per process: PREFIX_PID.log",
 	 BC_FORMAT_FILES, "", new_rtl, &rtl_options, false},
+	{"chrome", "Chrome trace event JSON: timelines in Perfetto, chrome://tracing, speedscope",
+	 BC_FORMAT_FILE, ".json", new_chrome, NULL, false},
+	{"folded",
+	 "collapsed stacks a line each: flame graphs (flamegraph.pl, inferno, speedscope)",
+	 BC_FORMAT_FILE, ".folded", new_folded, &folded_options, false},
 	{"gtf", "GTF user trace records, binary, split above 256 data bytes (gtf-dump reads them)",
 	 BC_FORMAT_FILE, ".gtf", new_gtf, &gtf_options, true},
 };

@@ -87,7 +87,7 @@ static int open_experiment(struct bc_outputs *out, const struct bc_record_opts *
 static int open_file(struct bc_outputs *out, const struct bc_record_opts *opts,
 		     const struct bc_format *f, struct bc_sink **sink, char *err, size_t errlen)
 {
-	struct bc_format_args a = {.opts = &opts->fopts};
+	struct bc_format_args a = {.opts = &opts->fopts, .source_exp = out->exp_path};
 	struct bc_outfile *file = &out->files[out->n_files];
 	char path[PATH_MAX];
 	int rc;

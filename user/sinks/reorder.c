@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bpfcollect/containers.h"
+#include "bpfcollect/record.h"
 #include "reorder.h"
 
 void bc_reorder_init(struct bc_reorder *q, size_t size, uint64_t window_ns,
@@ -69,4 +70,44 @@ void bc_reorder_free(struct bc_reorder *q, void (*drop)(void *item))
 		drop(q->items + i * q->size);
 	free(q->items);
 	memset(q, 0, sizeof(*q));
+}
+
+int bc_reorder_rec_push(struct bc_reorder *q, const struct bc_rec_head *h, uint8_t *bytes,
+			size_t len)
+{
+	struct bc_reorder_rec *r = len <= UINT32_MAX ? bc_reorder_push(q, h->ktime) : NULL;
+
+	if (!r) {
+		free(bytes);
+		return -ENOMEM;
+	}
+	*r = (struct bc_reorder_rec){.ktime = h->ktime,
+				     .seq = h->seq,
+				     .tid = h->tid,
+				     .kind = h->kind,
+				     .len = (uint32_t)len,
+				     .bytes = bytes};
+	return 0;
+}
+
+int bc_reorder_rec_cmp(const void *a, const void *b)
+{
+	const struct bc_reorder_rec *x = a, *y = b;
+	int c;
+
+	if (x->ktime != y->ktime)
+		return x->ktime < y->ktime ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	c = memcmp(x->bytes, y->bytes, x->len < y->len ? x->len : y->len);
+	return c ? c : x->len < y->len ? -1 : x->len > y->len;
+}
+
+void bc_reorder_rec_drop(void *item)
+{
+	free(((struct bc_reorder_rec *)item)->bytes);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A reorder buffer for the sinks that write in time order (RTL, GTF):
+ * A reorder buffer for the sinks that write in time order (RTL, GTF, chrome):
  * items wait until nothing older can arrive (the ring's order differs from
  * time order only between CPUs, by far less than the window), then leave
  * sorted, so a live recording and its later conversion write the same
@@ -35,5 +35,27 @@ void *bc_reorder_last(struct bc_reorder *q);
 int bc_reorder_flush(struct bc_reorder *q, bool all, int (*emit)(void *ctx, void *item), void *ctx);
 /* drop(item) for every waiting item (NULL: none to call), then frees the buffer. */
 void bc_reorder_free(struct bc_reorder *q, void (*drop)(void *item));
+
+/*
+ * The item of a sink that formats each record as it comes and reorders
+ * the bytes (GTF, chrome): sorted by time, thread, the thread's sequence,
+ * kind, then the bytes themselves, so equal streams give equal files.
+ */
+struct bc_reorder_rec {
+	uint64_t ktime, seq;
+	uint32_t tid;
+	uint16_t kind;
+	uint32_t len;
+	uint8_t *bytes; /* owned */
+};
+
+struct bc_rec_head;
+
+/* Queues bytes[len] (malloc'd; taken, even on failure) formatted for record h. -ENOMEM. */
+int bc_reorder_rec_push(struct bc_reorder *q, const struct bc_rec_head *h, uint8_t *bytes,
+			size_t len);
+int bc_reorder_rec_cmp(const void *a, const void *b);
+/* Frees a bc_reorder_rec's bytes (bc_reorder_free's drop). */
+void bc_reorder_rec_drop(void *item);
 
 #endif

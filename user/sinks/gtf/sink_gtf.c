@@ -30,21 +30,13 @@
 /* the longest data of one event: a record with captures, and the common fields */
 #define DATA_MAX (BC_CAPTURE_RECORD_MAX + 1024)
 
-struct pending {
-	uint64_t ktime, seq;
-	uint32_t tid;
-	uint16_t kind;
-	uint32_t len;
-	uint8_t *bytes; /* the record, or the whole series */
-};
-
 struct gtf_sink {
 	struct bc_sink base;
 	FILE *out;
 	struct bc_gtf_opts opts;
 	int64_t wall_offset_ns;
 	const struct bc_state *state;
-	struct bc_reorder q; /* of struct pending */
+	struct bc_reorder q; /* of struct bc_reorder_rec */
 	uint8_t data[DATA_MAX];
 	size_t len; /* of data */
 	bool full;  /* data ran out of room */
@@ -258,36 +250,14 @@ static int event_data(struct gtf_sink *t, const struct bc_event *ev, const struc
 
 /* ------------------------------------------------------------ the reorder buffer */
 
-static int pending_cmp(const void *a, const void *b)
-{
-	const struct pending *x = a, *y = b;
-	int c;
-
-	if (x->ktime != y->ktime)
-		return x->ktime < y->ktime ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	c = memcmp(x->bytes, y->bytes, x->len < y->len ? x->len : y->len);
-	return c ? c : x->len < y->len ? -1 : x->len > y->len;
-}
-
 static int emit_record(void *ctx, void *item)
 {
 	struct gtf_sink *t = ctx;
-	struct pending *p = item;
+	struct bc_reorder_rec *p = item;
 	int rc = fwrite(p->bytes, 1, p->len, t->out) == p->len ? 0 : bc_io_errno();
 
 	free(p->bytes);
 	return rc;
-}
-
-static void drop_record(void *item)
-{
-	free(((struct pending *)item)->bytes);
 }
 
 /* Writes what can no longer be overtaken (everything when all). */
@@ -318,7 +288,6 @@ static int gtf_event(struct bc_sink *s, const struct bc_event *ev)
 	const struct gtf_layout *l = gtf_layout_of(h->kind);
 	const struct bc_proc *p = t->state && h->pid ? bc_state_proc(t->state, h->pid) : NULL;
 	struct bc_gtf_head head = {.eid = h->kind, .tod = tod_of(t, h->ktime), .ascb = h->pid};
-	struct pending *q;
 	uint8_t *bytes;
 	long n;
 	int rc;
@@ -334,17 +303,13 @@ static int gtf_event(struct bc_sink *s, const struct bc_event *ev)
 	if (!bytes)
 		return -ENOMEM;
 	n = bc_gtf_encode(bytes, bc_gtf_encoded_size(t->len), &head, t->data, t->len);
-	q = n < 0 ? NULL : bc_reorder_push(&t->q, h->ktime);
-	if (!q) {
+	if (n < 0) {
 		free(bytes);
-		return n < 0 ? (int)n : -ENOMEM;
+		return (int)n;
 	}
-	*q = (struct pending){.ktime = h->ktime,
-			      .seq = h->seq,
-			      .tid = h->tid,
-			      .kind = h->kind,
-			      .len = (uint32_t)n,
-			      .bytes = bytes};
+	rc = bc_reorder_rec_push(&t->q, h, bytes, (size_t)n);
+	if (rc)
+		return rc;
 	return t->q.n >= FLUSH_RECORDS ? flush_pending(t, false) : 0;
 }
 
@@ -380,7 +345,7 @@ static void gtf_destroy(struct bc_sink *s)
 {
 	struct gtf_sink *t = (struct gtf_sink *)s;
 
-	bc_reorder_free(&t->q, drop_record);
+	bc_reorder_free(&t->q, bc_reorder_rec_drop);
 	free(t);
 }
 
@@ -400,7 +365,7 @@ struct bc_sink *bc_gtf_sink_new(FILE *out, const struct bc_gtf_opts *o)
 	if (!t)
 		return NULL;
 	t->base.ops = &gtf_ops;
-	bc_reorder_init(&t->q, sizeof(struct pending), WINDOW_NS, pending_cmp);
+	bc_reorder_init(&t->q, sizeof(struct bc_reorder_rec), WINDOW_NS, bc_reorder_rec_cmp);
 	t->out = out;
 	t->opts = *o;
 	return &t->base;

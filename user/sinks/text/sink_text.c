@@ -11,24 +11,15 @@
 #include "bpfcollect/containers.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/sink_text.h"
+#include "bpfcollect/sys_merge.h"
 #include "bpfcollect/syscalls.h"
 #include "bpfcollect/sysdecode.h"
-
-/* The last syscall entry of a thread, to render the whole call at its exit. */
-struct pending_sys {
-	uint32_t tid;
-	uint32_t size;
-	uint64_t rec[BC_CAPTURE_RECORD_MAX / 8];
-};
 
 struct text_sink {
 	struct bc_sink base;
 	FILE *out;
 	uint64_t start_ktime;
-	struct pending_sys *pending;
-	size_t n_pending, cap_pending;
-	struct bc_idmap pending_index; /* tid -> index + 1 */
-	uint64_t merged[BC_CAPTURE_RECORD_MAX * 2 / 8];
+	struct bc_sys_merge calls;		  /* each thread's syscall in progress */
 	char buf[BC_CAPTURE_RECORD_MAX * 4 + 64]; /* a record's captures, escaped */
 };
 
@@ -49,82 +40,6 @@ static void put_token(FILE *out, const char *s, size_t max)
 		fputc((unsigned char)s[n] <= ' ' || s[n] == 0x7f ? '?' : s[n], out);
 	if (n == 0)
 		fputc('-', out);
-}
-
-static struct pending_sys *pending_of(struct text_sink *t, uint32_t tid, bool create)
-{
-	uint32_t *i = bc_idmap_find(&t->pending_index, tid);
-	struct pending_sys *v;
-
-	if (i)
-		return &t->pending[*i - 1];
-	if (!create || BC_GROW(t->pending, t->cap_pending, t->n_pending + 1) ||
-	    bc_idmap_get_or_add(&t->pending_index, tid, 0, &i))
-		return NULL;
-	v = &t->pending[t->n_pending];
-	v->tid = tid;
-	v->size = 0;
-	*i = (uint32_t)++t->n_pending;
-	return v;
-}
-
-static bool exit_has_item(const struct bc_rec_head *exit_rec, unsigned int index)
-{
-	const struct bc_cap_item *item;
-	const uint8_t *data;
-	struct bc_cap_iter it;
-
-	bc_cap_iter_init(&it, exit_rec, exit_rec->size, sizeof(struct bc_rec_sys_exit));
-	while (bc_cap_iter_next(&it, &item, &data))
-		if (item->index == index)
-			return true;
-	return false;
-}
-
-/*
- * The entry of this exit with the paths the exit carries (read again there
- * because the entry could not fault them in) in place of the entry's failed
- * reads; NULL if the entry is unknown.
- */
-static const struct bc_rec_sys_enter *merge_call(struct text_sink *t, const struct bc_rec_head *x,
-						 size_t *size)
-{
-	struct pending_sys *p = pending_of(t, x->tid, false);
-	const struct bc_rec_sys_enter *e;
-	const struct bc_cap_item *item;
-	const uint8_t *data;
-	struct bc_cap_iter it;
-	uint8_t *out = (uint8_t *)t->merged;
-	size_t pos = sizeof(*e);
-
-	if (!p || !p->size)
-		return NULL;
-	e = (const void *)p->rec;
-	if (e->nr != ((const struct bc_rec_sys_exit *)x)->nr)
-		return NULL;
-	memcpy(out, e, sizeof(*e));
-	bc_cap_iter_init(&it, e, p->size, sizeof(*e));
-	while (bc_cap_iter_next(&it, &item, &data)) {
-		size_t n = sizeof(*item) + ((item->len + 7U) & ~7U);
-
-		if ((item->flags & BC_CAPF_FAULT) && exit_has_item(x, item->index))
-			continue;
-		memcpy(out + pos, item, n);
-		pos += n;
-	}
-	bc_cap_iter_init(&it, x, x->size, sizeof(struct bc_rec_sys_exit));
-	while (bc_cap_iter_next(&it, &item, &data)) {
-		size_t n = sizeof(*item) + ((item->len + 7U) & ~7U);
-
-		if (pos + n > sizeof(t->merged))
-			break;
-		memcpy(out + pos, item, n);
-		pos += n;
-	}
-	((struct bc_rec_head *)out)->size = (uint16_t)pos;
-	p->size = 0;
-	*size = pos;
-	return (const void *)out;
 }
 
 /* Captured arguments and return values, as NAME=VALUE after the fixed fields. */
@@ -177,7 +92,6 @@ static void func_return_line(struct text_sink *t, const struct bc_event *ev)
 static void sys_enter_line(struct text_sink *t, const struct bc_event *ev)
 {
 	const struct bc_rec_sys_enter *e = (const void *)ev->rec;
-	struct pending_sys *p = pending_of(t, e->h.tid, true);
 	char name[32];
 
 	sys_name_of(ev, e->nr, name, sizeof(name));
@@ -188,11 +102,8 @@ static void sys_enter_line(struct text_sink *t, const struct bc_event *ev)
 		(uint64_t)e->args[3], (uint64_t)e->args[4], (uint64_t)e->args[5]);
 	if (bc_sys_format_enter(e, e->h.size, t->buf, sizeof(t->buf)) != -EINVAL)
 		fprintf(t->out, " call=%s", t->buf);
-	/* Kept for the exit line, which shows the whole call. */
-	if (p && e->h.size <= sizeof(p->rec)) {
-		memcpy(p->rec, e, e->h.size);
-		p->size = e->h.size;
-	}
+	/* Kept for the exit line, which shows the whole call (without memory, it shows less). */
+	(void)bc_sys_merge_enter(&t->calls, e);
 }
 
 static void put_errno(FILE *out, int64_t ret)
@@ -216,7 +127,7 @@ static void sys_exit_line(struct text_sink *t, const struct bc_event *ev)
 	put_errno(t->out, e->ret);
 	if (e->enter_ktime)
 		fprintf(t->out, " dur=%" PRIu64, (uint64_t)(e->h.ktime - e->enter_ktime));
-	call = merge_call(t, &e->h, &msize);
+	call = bc_sys_merge_exit(&t->calls, &e->h, &msize);
 	if (call && bc_sys_format_enter(call, msize, t->buf, sizeof(t->buf)) != -EINVAL) {
 		fprintf(t->out, " call=%s", t->buf);
 		if (bc_sys_format_result(e->ret, e->nr, t->buf, sizeof(t->buf)) != -EINVAL)
@@ -249,6 +160,7 @@ static void exit_line(struct text_sink *t, const struct bc_event *ev)
 {
 	const struct bc_rec_exit *x = (const void *)ev->rec;
 
+	bc_sys_merge_forget(&t->calls, x->h.tid);
 	fputs(x->h.kind == BC_REC_PROC_EXIT ? "exit " : "thread_exit ", t->out);
 	put_token(t->out, x->comm, sizeof(x->comm));
 	fprintf(t->out, " code=%" PRId32, x->exit_code);
@@ -445,8 +357,7 @@ static int text_event(struct bc_sink *s, const struct bc_event *ev)
 
 static void text_destroy(struct bc_sink *s)
 {
-	bc_idmap_free(&((struct text_sink *)s)->pending_index);
-	free(((struct text_sink *)s)->pending);
+	bc_sys_merge_free(&((struct text_sink *)s)->calls);
 	free(s);
 }
 

@@ -35,11 +35,11 @@ static const char usage[] =
 	"  --list-cmds      the commands, one per line\n"
 	"  --list-formats   the output formats of record -f and convert -f, one per\n"
 	"                   line: NAME file|files|experiment SUFFIX\n"
+	"  --list-opts      these options, one per line ('bpfcollect COMMAND\n"
+	"                   --list-opts': the command's), for completion\n"
 	"\n"
-	"'bpfcollect COMMAND --help' describes each command, and 'bpfcollect COMMAND\n"
-	"--list-opts' lists its options, one per line (for completion). The manual:\n"
-	"man bpfcollect, man bpfcollect-record, man bpfcollect-report, ... (one page\n"
-	"per command).\n";
+	"'bpfcollect COMMAND --help' describes each command. The manual: man bpfcollect,\n"
+	"man bpfcollect-record, man bpfcollect-report, ... (one page per command).\n";
 
 static const char version_usage[] = "usage: bpfcollect version [OPTIONS]\n"
 				    "\n"
@@ -95,28 +95,49 @@ static const struct command {
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-/* The top level's own options (argv[1] starts with '-'): an exit code. */
+enum { TOP_HELP = 'h', TOP_VERSION = 256, TOP_LIST_CMDS, TOP_LIST_FORMATS, TOP_LIST_OPTS };
+
+/* The top level's options: each stands alone, in place of a command. */
+static const struct option top_longopts[] = {
+	{"help", no_argument, NULL, TOP_HELP},
+	{"version", no_argument, NULL, TOP_VERSION},
+	{"list-cmds", no_argument, NULL, TOP_LIST_CMDS},
+	{"list-formats", no_argument, NULL, TOP_LIST_FORMATS},
+	{"list-opts", no_argument, NULL, TOP_LIST_OPTS},
+	{NULL, 0, NULL, 0},
+};
+
+static const struct bc_cmd_opts top_cmd_opts = {"h", top_longopts, false};
+
+/* The top level's own option (argv[1] starts with '-'): an exit code. */
 static int top_option(int argc, char **argv)
 {
 	const char *opt = argv[1];
+	int which = 0;
 
-	if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (strcmp(opt, "--version") && strcmp(opt, "--list-cmds") &&
-	    strcmp(opt, "--list-formats")) {
+	for (const struct option *o = top_longopts; o->name && !which; o++)
+		if (!strncmp(opt, "--", 2) && !strcmp(opt + 2, o->name))
+			which = o->val;
+	if (!strcmp(opt, "-h"))
+		which = TOP_HELP;
+	if (!which) {
 		bc_error("unknown option '%s'; try 'bpfcollect --help'", opt);
 		return 2;
+	}
+	if (which == TOP_HELP) {
+		fputs(usage, stdout);
+		return 0;
 	}
 	if (argc > 2) {
 		bc_error("%s takes no arguments, not '%s'", opt, argv[2]);
 		return 2;
 	}
-	if (!strcmp(opt, "--version"))
+	if (which == TOP_VERSION)
 		printf("bpfcollect %s\n", BPFCOLLECT_VERSION);
-	else if (!strcmp(opt, "--list-formats"))
+	else if (which == TOP_LIST_FORMATS)
 		bc_formats_list(stdout);
+	else if (which == TOP_LIST_OPTS)
+		bc_cmd_list_opts(stdout, &top_cmd_opts);
 	else
 		for (size_t i = 0; i < N_COMMANDS; i++)
 			puts(commands[i].name);

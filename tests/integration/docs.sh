@@ -1,0 +1,123 @@
+# Sourced by run.sh: the manual pages (man/*.1), --help and the binary's own
+# listings (--list-cmds, CMD --list-opts, --list-formats, report --list-views)
+# name the same commands, options, formats and views; the pages render without
+# a warning. Nothing here loads BPF.
+#
+# What a source says it has, one name per line:
+#   --list-opts  what the parser takes (its getopt tables)
+#   --help       the first word of each line starting "  -", and the word after
+#                it when it ends in a comma ("-q, --quiet"), =VALUE cut off
+#   the page     the "Fl" words of each ".It Fl ..." line (".It Fl q , Fl \-quiet")
+# and formats, views and commands the ".It Cm NAME" items of the page's
+# FORMATS, REPORT VIEWS and COMMANDS sections (their outer list).
+
+REPO=$(cd "$HERE/../.." && pwd)
+MAN_DIR="$REPO/man"
+
+sorted() { grep -v '^$' | LC_ALL=C sort -u; }
+
+# What each of two lists has that the other has not; nothing when they agree.
+set_diff() { # set_diff NAME_A LIST_A NAME_B LIST_B
+	local a b
+	a=$(LC_ALL=C comm -23 <(sorted <<<"$2") <(sorted <<<"$4") | tr '\n' ' ')
+	b=$(LC_ALL=C comm -13 <(sorted <<<"$2") <(sorted <<<"$4") | tr '\n' ' ')
+	[ -z "$a" ] || printf 'in %s, not in %s: %s' "$1" "$3" "$a"
+	[ -z "$a" ] || [ -z "$b" ] || printf '; '
+	[ -z "$b" ] || printf 'in %s, not in %s: %s' "$3" "$1" "$b"
+}
+
+help_opts() { # help_opts [CMD]: the options CMD's --help (or the top level's) describes
+	"$BC" "$@" --help | awk '/^  -/ { print $1; if ($1 ~ /,$/) print $2 }' |
+		sed -e 's/,$//' -e 's/[=[].*//' | sorted
+}
+
+list_opts() { # list_opts [CMD]: the options CMD's parser takes
+	"$BC" "$@" --list-opts | sed -e 's/\[=\]$//' -e 's/=$//' | sorted
+}
+
+man_opts() { # man_opts PAGE: the options the page's lists describe
+	awk '$1 == ".It" && $2 == "Fl" {
+		for (i = 2; i < NF; i++)
+			if ($i == "Fl") { o = $(i + 1); gsub(/\\/, "", o); print "-" o }
+	}' "$1" | sorted
+}
+
+man_items() { # man_items PAGE SECTION: NAME (NAME FUNC when an Ar follows) per ".It Cm" of SECTION
+	awk -v sec="$2" '
+	/^\.Sh / { s = substr($0, 5); depth = 0; next }
+	s != sec { next }
+	/^\.Bl/ { depth++; next }
+	/^\.El/ { depth--; next }
+	$1 == ".It" && $2 == "Cm" && depth == 1 { print $3 ($4 == "Ar" ? " FUNC" : "") }' "$1" | sorted
+}
+
+page_of() { # page_of [CMD]: its manual page
+	echo "$MAN_DIR/bpfcollect${1:+-$1}.1"
+}
+
+# The warnings a page renders with: groff's (-ww: all of them), man's, and
+# mandoc's lint (warnings and worse) where mandoc is installed.
+render_warnings() { # render_warnings PAGE
+	local page=$1
+	groff -ww -mandoc -Tutf8 -z "$page" 2>&1
+	# shellcheck disable=SC2069 # its warnings to the caller, the page itself away
+	MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null
+	if [ -n "$MANDOC" ]; then
+		"$MANDOC" -T lint -W warning "$page" 2>&1
+	fi
+}
+
+test_man_pages() {
+	echo "# manual pages: every command, option, format and view, as --help and the parser have them"
+	local cmds cmd page
+	cmds=$("$BC" --list-cmds)
+	check "--list-cmds lists record, report, convert ..." grep -qx convert <<<"$cmds"
+	check_eq "every command has its page, and every page a command" "" \
+		"$(set_diff "bpfcollect --list-cmds" "$cmds" "man/" \
+			"$(for page in "$MAN_DIR"/bpfcollect-*.1; do basename "$page" .1; done |
+				sed 's/^bpfcollect-//')")"
+	check_eq "bpfcollect(1) COMMANDS lists each command" "" \
+		"$(set_diff "--list-cmds" "$cmds" "bpfcollect.1" "$(man_items "$(page_of)" COMMANDS)")"
+	check_eq "bpfcollect --help lists each command" "" \
+		"$(set_diff "--list-cmds" "$cmds" "--help" \
+			"$("$BC" --help | sed -n '/^commands:/,/^$/p' | awk '/^  [a-z]/ { print $1 }')")"
+	check "bpfcollect --help says where the manual is" grep -q "man bpfcollect-record" <("$BC" --help)
+	for cmd in "" $cmds; do
+		page=$(page_of "$cmd")
+		check_eq "bpfcollect${cmd:+ $cmd}: --help describes every option the parser takes" "" \
+			"$(set_diff "--list-opts" "$(list_opts ${cmd:+"$cmd"})" "--help" \
+				"$(help_opts ${cmd:+"$cmd"})")"
+		check_eq "bpfcollect${cmd:+ $cmd}: its page describes every option of --help, and no other" \
+			"" "$(set_diff "--help" "$(help_opts ${cmd:+"$cmd"})" "${page##*/}" \
+				"$(man_opts "$page")")"
+		check_eq "${page##*/}: named for its command" \
+			"$(basename "$page" .1 | tr '[:lower:]' '[:upper:]') 1" "$(awk '$1 == ".Dt" { print $2, $3 }' "$page")"
+	done
+	local formats views
+	formats=$("$BC" --list-formats | awk '{ print $1 }')
+	check_eq "--list-formats and convert --list-formats: the same registry" \
+		"$("$BC" --list-formats)" "$("$BC" convert --list-formats)"
+	for cmd in record convert; do
+		check_eq "bpfcollect-$cmd.1 FORMATS: every format of the registry, and no other" "" \
+			"$(set_diff "--list-formats" "$formats" "bpfcollect-$cmd.1" \
+				"$(man_items "$(page_of $cmd)" FORMATS)")"
+		check_eq "$cmd --help lists every format" "" \
+			"$(set_diff "--list-formats" "$formats" "$cmd --help" \
+				"$("$BC" "$cmd" --help | awk '/^  [a-z]/ { print $1 }' | grep -Fx "$formats")")"
+	done
+	views=$("$BC" report --list-views)
+	check "report --list-views lists calls FUNC" grep -qx "calls FUNC" <<<"$views"
+	check_eq "bpfcollect-report.1 REPORT VIEWS: every view, those taking FUNC so marked" "" \
+		"$(set_diff "report --list-views" "$views" "bpfcollect-report.1" \
+			"$(man_items "$(page_of report)" "REPORT VIEWS")")"
+	check_eq "report --help lists every view" "" \
+		"$(set_diff "report --list-views" "$views" "report --help" \
+			"$("$BC" report --help | sed -n '/^Prints/,/^$/p' | awk '/^  [a-z]/ { print $1 ($2 == "FUNC" ? " FUNC" : "") }')")"
+
+	MANDOC=$(command -v "${MANDOC:-mandoc}" || true)
+	[ -n "$MANDOC" ] || echo "# mandoc not installed: mandoc -T lint skipped (groff and man only)"
+	for page in "$MAN_DIR"/*.1; do
+		check_eq "${page##*/} renders without a warning" "" "$(render_warnings "$page")"
+		check "${page##*/} renders" grep -q "SYNOPSIS" <(MANWIDTH=80 man -l "$page" 2>/dev/null)
+	done
+}

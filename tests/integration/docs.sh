@@ -121,3 +121,78 @@ test_man_pages() {
 		check "${page##*/} renders" grep -q "SYNOPSIS" <(MANWIDTH=80 man -l "$page" 2>/dev/null)
 	done
 }
+
+# What the completion offers for the last of WORDS (an empty one: a word
+# begun), one per line: completion/bpfcollect.bash sourced in a subshell,
+# its function called as bash calls it, with $BUILD's bpfcollect first in PATH.
+completions() { # completions WORD...
+	(
+		PATH="$BUILD:$PATH"
+		# shellcheck source=completion/bpfcollect.bash
+		. "$REPO/completion/bpfcollect.bash" || exit 1
+		COMP_WORDS=("$@")
+		COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"
+		COMP_POINT=${#COMP_LINE}
+		_bpfcollect bpfcollect "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+		[ ${#COMPREPLY[@]} -eq 0 ] || printf '%s\n' "${COMPREPLY[@]}"
+	)
+}
+
+offers() { # offers WANTED WORD...: whether the completion of WORD... offers WANTED
+	local want=$1
+	shift
+	completions "$@" | grep -qxF -- "$want"
+}
+
+offers_in() { # offers_in DIR WANTED WORD...: offers, completing in DIR
+	(cd "$1" && shift && offers "$@")
+}
+
+test_completion() {
+	echo "# bash completion: commands, options, formats, views, experiments, pids, from the binary's lists"
+	check "the script loads into bash and registers _bpfcollect" \
+		bash -c ". '$REPO/completion/bpfcollect.bash' && complete -p bpfcollect | grep -q _bpfcollect"
+	check_eq "bpfcollect <TAB>: every command" "" \
+		"$(set_diff "--list-cmds" "$("$BC" --list-cmds)" "completion" "$(completions bpfcollect "")")"
+	check_eq "bpfcollect record --buf<TAB>: --bufsize=" "--bufsize=" \
+		"$(completions bpfcollect record --buf)"
+	check_eq "bpfcollect record -<TAB>: every option of --list-opts" "" \
+		"$(set_diff "record --list-opts" "$(list_opts record)" "completion" \
+			"$(completions bpfcollect record - | sed 's/=$//')")"
+	check_eq "bpfcollect record --syscalls<TAB>: with and without its optional value" \
+		"--syscalls --syscalls=" "$(completions bpfcollect record --sysc | tr '\n' ' ' | sed 's/ $//')"
+	local formats
+	formats=$("$BC" --list-formats | awk '{ print $1 }')
+	check_eq "convert x.er -f <TAB>: every format of the registry" "" \
+		"$(set_diff "--list-formats" "$formats" "completion" "$(completions bpfcollect convert x.er -f "")")"
+	check_eq "convert x.er --format=<TAB> (split at '=' as bash splits it): every format" "" \
+		"$(set_diff "--list-formats" "$formats" "completion" \
+			"$(completions bpfcollect convert x.er --format = "")")"
+	check_eq "record -f prf<TAB>: the PRF formats" "prf-csv prf-dump" \
+		"$(completions bpfcollect record -f prf | tr '\n' ' ' | sed 's/ $//')"
+	check_eq "report x.er <TAB>: every view" "" \
+		"$(set_diff "report --list-views" "$("$BC" report --list-views | awk '{ print $1 }')" \
+			"completion" "$(completions bpfcollect report x.er "")")"
+	check "report -n 5 x.er <TAB>: views (-n's value is no experiment)" \
+		offers calltree bpfcollect report -n 5 x.er ""
+	check_eq "report x.er calls <TAB>: nothing (a function name)" "" \
+		"$(completions bpfcollect report x.er calls "")"
+	rm -rf comp.d && mkdir -p comp.d/foo.er comp.d/sub && touch comp.d/notes.txt
+	check "report <TAB>: a made-up foo.er directory" offers_in comp.d foo.er bpfcollect report ""
+	check_eq "report <TAB>: experiments; other directories to descend into; no files" \
+		"foo.er sub/" \
+		"$(cd comp.d && completions bpfcollect report "" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+	sleep 30 &
+	local pid=$!
+	check "record -P <TAB>: a running pid ($pid)" offers "$pid" bpfcollect record -P ""
+	check "record -P 1,<TAB>: after the pids typed" offers "1,$pid" bpfcollect record -P 1,
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	check "record -o no<TAB>: files" offers_in comp.d notes.txt bpfcollect record -o no
+	check "record -- <TAB>: commands" offers bash bpfcollect record -q -- bas
+	check "record -- CMD no<TAB>: the command's arguments (files)" \
+		offers_in comp.d notes.txt bpfcollect record -- ls no
+	check_eq "bpfcollect --list-f<TAB>: the top level's options" "--list-formats" \
+		"$(completions bpfcollect --list-f)"
+}

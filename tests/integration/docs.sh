@@ -1,7 +1,9 @@
 # Sourced by run.sh: the manual pages (man/*.1), --help and the binary's own
 # listings (--list-cmds, CMD --list-opts, --list-formats, report --list-views)
 # name the same commands, options, formats and views; the pages render without
-# a warning. Nothing here loads BPF.
+# a warning (man_pages); the bash completion offers what the listings name
+# (completion); make install and uninstall put and take them (install).
+# Nothing here loads BPF.
 #
 # What a source says it has, one name per line:
 #   --list-opts  what the parser takes (its getopt tables)
@@ -195,4 +197,34 @@ test_completion() {
 		offers_in comp.d notes.txt bpfcollect record -- ls no
 	check_eq "bpfcollect --list-f<TAB>: the top level's options" "--list-formats" \
 		"$(completions bpfcollect --list-f)"
+}
+
+test_install() {
+	echo "# make install and uninstall: binary, manual pages, completion, under DESTDIR and PREFIX"
+	local dest="$WORK/dest" page f
+	rm -rf "$dest" "$WORK/dest2"
+	# -o: the binary is installed as built, never rebuilt under a test
+	make -s -C "$REPO" O="$BUILD" -o "$BUILD/bpfcollect" install DESTDIR="$dest" PREFIX=/usr \
+		>install.out 2>&1
+	check_eq "make install DESTDIR=DIR PREFIX=/usr exits 0" 0 $?
+	check "the binary, executable (0755)" test "$(stat -c %a "$dest/usr/bin/bpfcollect" 2>&1)" = 755
+	check_eq "and it runs" "$("$BC" --list-cmds)" "$("$dest/usr/bin/bpfcollect" --list-cmds 2>&1)"
+	local pages_ok=ok
+	for page in "$MAN_DIR"/*.1; do
+		f="$dest/usr/share/man/man1/${page##*/}"
+		cmp -s "$page" "$f" && [ "$(stat -c %a "$f")" = 644 ] || pages_ok="${page##*/} missing or not 0644"
+	done
+	check_eq "every page in share/man/man1, 0644" ok "$pages_ok"
+	check_eq "man finds them there" "$dest/usr/share/man/man1/bpfcollect-record.1" \
+		"$(MANPATH="$dest/usr/share/man" man -w bpfcollect-record 2>&1)"
+	f="$dest/usr/share/bash-completion/completions/bpfcollect"
+	check "the completion as share/bash-completion/completions/bpfcollect, 0644" \
+		bash -c "cmp -s '$REPO/completion/bpfcollect.bash' '$f' && test \"\$(stat -c %a '$f')\" = 644"
+	make -s -C "$REPO" O="$BUILD" -o "$BUILD/bpfcollect" install DESTDIR="$WORK/dest2" \
+		PREFIX=/opt/bc >install2.out 2>&1
+	check "PREFIX=/opt/bc: the pages under it" test -f "$WORK/dest2/opt/bc/share/man/man1/bpfcollect.1"
+	check "PREFIX=/opt/bc: nothing elsewhere" test ! -e "$WORK/dest2/usr"
+	make -s -C "$REPO" O="$BUILD" uninstall DESTDIR="$dest" PREFIX=/usr >uninstall.out 2>&1
+	check_eq "make uninstall exits 0" 0 $?
+	check_eq "and leaves no file behind" "" "$(find "$dest" -type f)"
 }

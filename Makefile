@@ -4,13 +4,16 @@
 #   make check             unit tests (plain, ASan+UBSan, valgrind) and integration tests
 #   make demo              build the demo program, record it, report it
 #   make bench             cost and memory against the floor and the peers, side by side
-#   make install           PREFIX=/usr/local DESTDIR=
+#   make install           PREFIX=/usr/local DESTDIR=: binary, manual pages, bash completion
+#   make uninstall         the same PREFIX and DESTDIR: removes what install put there
 #   make vmlinux           regenerate vmlinux/vmlinux.h from the running kernel's BTF
 #   make format            clang-format the sources
 
 O ?= build
 PREFIX ?= /usr/local
 DESTDIR ?=
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 V ?= 0
 
 ifeq ($(V),1)
@@ -76,7 +79,8 @@ SAN_OBJS := $(patsubst user/%.c,$(O)/san/user/%.o,$(LIB_SRCS)) $(O)/san/gen/sysc
 BIN := $(O)/bpfcollect
 DEMO := $(O)/demo/bcdemo
 
-.PHONY: all check unit fuzz fuzz-check integration demo bench install vmlinux clean format deps
+.PHONY: all check unit fuzz fuzz-check integration demo bench install uninstall vmlinux clean \
+	format deps
 
 # A recipe that fails leaves no half-written target (an empty collect.o
 # would pass for up to date and fail the skeleton step ever after).
@@ -190,10 +194,24 @@ bench: $(BIN) $(TARGET_BINS) $(FLOOR)
 	tools/bench-memory.sh $(O)
 
 # ---------------------------------------------------------------- install
+# The manual pages are mdoc written by hand (man/): installed as they are.
+MAN_PAGES := $(wildcard man/*.1)
+DOC_FILES := README.md $(wildcard docs/*.md)
+
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/bpfcollect
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/bpfcollect \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/bpfcollect
-	install -m 0644 README.md $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/bpfcollect/
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(PREFIX)/share/doc/bpfcollect/
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 completion/bpfcollect.bash $(DESTDIR)$(BASHCOMPDIR)/bpfcollect
+
+# Only what install put there; directories it made stay unless empty and ours.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/bpfcollect $(DESTDIR)$(BASHCOMPDIR)/bpfcollect \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES))) \
+		$(addprefix $(DESTDIR)$(PREFIX)/share/doc/bpfcollect/,$(notdir $(DOC_FILES)))
+	rmdir $(DESTDIR)$(PREFIX)/share/doc/bpfcollect 2>/dev/null || true
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h.tmp

@@ -3,8 +3,11 @@
 #ifndef BPFCOLLECT_CLI_H
 #define BPFCOLLECT_CLI_H
 
+#include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Prints "bpfcollect: MESSAGE\n" to stderr: one line, naming the thing and what to do. */
 void bc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -18,6 +21,31 @@ void bc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * -ENOMEM; -errno.
  */
 int bc_read_regular_file(const char *path, uint64_t max, char **buf, size_t *len);
+
+/*
+ * A subcommand's options as its parser takes them, for `bpfcollect CMD
+ * --list-opts` (completion, and the test that --help and the man page name
+ * them all): listed from the very tables getopt reads, they cannot drift.
+ */
+struct bc_cmd_opts {
+	const char *shortopts;	       /* getopt's optstring */
+	const struct option *longopts; /* ends with a zeroed entry */
+	bool format_opts;	       /* and every format's (bc_format_longopts) */
+};
+
+extern const struct bc_cmd_opts bc_record_cmd_opts;
+extern const struct bc_cmd_opts bc_report_cmd_opts;
+extern const struct bc_cmd_opts bc_convert_cmd_opts;
+extern const struct bc_cmd_opts bc_archive_cmd_opts;
+extern const struct bc_cmd_opts bc_rtl_stat_cmd_opts;
+extern const struct bc_cmd_opts bc_gtf_dump_cmd_opts;
+
+/*
+ * Prints one option per line: -X or --NAME, followed by '=' when it takes
+ * a value and by '[=]' when the value is optional; short options first, in
+ * the optstring's order. 0, or -ENOSPC when the formats' options do not fit.
+ */
+int bc_cmd_list_opts(FILE *out, const struct bc_cmd_opts *o);
 
 int bc_cmd_record(int argc, char **argv);
 int bc_cmd_report(int argc, char **argv);

@@ -85,6 +85,11 @@ const struct bc_format *bc_format_find(const char *name);
 const struct bc_format *bc_format_at(size_t i);
 /* The names, joined by sep ("er, prf-csv, ..."), into buf. */
 const char *bc_format_names(char *buf, size_t len, const char *sep);
+/*
+ * --list-formats: "NAME file|files|experiment SUFFIX" per format, in the
+ * order --help lists them, for scripts and completion.
+ */
+void bc_formats_list(FILE *out);
 /* --help's list: "  NAME  HELP" per format, then every format family's option lines. */
 void bc_formats_help(FILE *out);
 

@@ -642,6 +642,8 @@ compact_sums() {
 . "$HERE/cost.sh"
 # shellcheck source=tests/integration/timelines.sh
 . "$HERE/timelines.sh"
+# shellcheck source=tests/integration/docs.sh
+. "$HERE/docs.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
@@ -651,6 +653,7 @@ TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf 
 TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
 TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records bpf_frames"
 TESTS+=" chrome chrome_kinds folded"
+TESTS+=" man_pages completion install"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in
 	*" $t "*) ;;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/cli.h"
+#include "bpfcollect/formats.h"
 
 void bc_error(const char *fmt, ...)
 {
@@ -105,4 +106,32 @@ int bc_read_regular_file(const char *path, uint64_t max, char **buf, size_t *len
 	if (!strcmp(path, "-"))
 		return read_stream(STDIN_FILENO, max, buf, len);
 	return read_regular(path, max, buf, len);
+}
+
+int bc_cmd_list_opts(FILE *out, const struct bc_cmd_opts *o)
+{
+	static const char *const arg_mark[] = {"", "=", "[=]"};
+	struct option fmt[64];
+	size_t n = 0;
+	const char *p = o->shortopts;
+
+	/* getopt's leading flags: '+' (stop at the first operand), '-', ':' (quiet) */
+	while (*p == '+' || *p == '-' || *p == ':')
+		p++;
+	for (; *p; p++) {
+		int has_arg = p[1] != ':' ? 0 : p[2] != ':' ? 1 : 2;
+
+		fprintf(out, "-%c%s\n", *p, arg_mark[has_arg]);
+		while (p[1] == ':')
+			p++;
+	}
+	for (const struct option *l = o->longopts; l->name; l++)
+		fprintf(out, "--%s%s\n", l->name, arg_mark[l->has_arg]);
+	if (!o->format_opts)
+		return 0;
+	if (bc_format_longopts(fmt, &n, sizeof(fmt) / sizeof(fmt[0]), 0) < 0)
+		return -ENOSPC;
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "--%s%s\n", fmt[i].name, arg_mark[fmt[i].has_arg]);
+	return 0;
 }

@@ -65,18 +65,22 @@ static void print_summary(const char *exp, const struct bc_archive_report *rep, 
 	putchar('\n');
 }
 
+enum { OPT_ALL = 256, OPT_HITS, OPT_LIMIT, OPT_MODE };
+
+static const struct option archive_longopts[] = {
+	{"all", no_argument, NULL, OPT_ALL},
+	{"hits", no_argument, NULL, OPT_HITS},
+	{"limit", required_argument, NULL, OPT_LIMIT},
+	{"mode", required_argument, NULL, OPT_MODE},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+const struct bc_cmd_opts bc_archive_cmd_opts = {"vh", archive_longopts, false};
+
 int bc_cmd_archive(int argc, char **argv)
 {
-	enum { OPT_ALL = 256, OPT_HITS, OPT_LIMIT, OPT_MODE };
-	static const struct option longopts[] = {
-		{"all", no_argument, NULL, OPT_ALL},
-		{"hits", no_argument, NULL, OPT_HITS},
-		{"limit", required_argument, NULL, OPT_LIMIT},
-		{"mode", required_argument, NULL, OPT_MODE},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct bc_archive_opts opts = {.limit_bytes = BC_ARCHIVE_DEFAULT_LIMIT};
 	struct bc_archive_report rep;
 	bool verbose = false;
@@ -84,7 +88,8 @@ int bc_cmd_archive(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, bc_archive_cmd_opts.shortopts, archive_longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case OPT_ALL:
 			opts.policy = BC_ARCHIVE_ALL;

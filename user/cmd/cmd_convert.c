@@ -39,7 +39,7 @@ static void convert_usage(FILE *out)
 	      "                         e.g. 0644), directories MODE plus search where it\n"
 	      "                         reads (default 0600 and 0700; a replaced file\n"
 	      "                         keeps its own)\n"
-	      "  --list-formats         the formats, one per line: NAME file|experiment\n"
+	      "  --list-formats         the formats, one per line: NAME file|files|experiment\n"
 	      "                         SUFFIX (the suffix record gives its file)\n"
 	      "  -h, --help             this text\n"
 	      "\n"
@@ -48,19 +48,6 @@ static void convert_usage(FILE *out)
 }
 
 enum { OPT_FOUNDER = 256, OPT_LIST, OPT_MODE, OPT_FORMAT_FIRST = 512 };
-
-/* --list-formats: "NAME file|experiment SUFFIX" per format, for scripts and completion. */
-static void list_formats(FILE *out)
-{
-	const struct bc_format *f;
-
-	for (size_t i = 0; (f = bc_format_at(i)); i++)
-		fprintf(out, "%s %s %s\n", f->name,
-			f->output == BC_FORMAT_EXPERIMENT ? "experiment"
-			: f->output == BC_FORMAT_FILES	  ? "files"
-							  : "file",
-			f->suffix);
-}
 
 struct convert_args {
 	const char *exp;
@@ -197,32 +184,36 @@ static int to_files(const struct convert_args *a)
 	return exit_code;
 }
 
+static const struct option convert_longopts[] = {
+	{"format", required_argument, NULL, 'f'},
+	{"output", required_argument, NULL, 'o'},
+	{"founder-only", no_argument, NULL, OPT_FOUNDER},
+	{"list-formats", no_argument, NULL, OPT_LIST},
+	{"mode", required_argument, NULL, OPT_MODE},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+const struct bc_cmd_opts bc_convert_cmd_opts = {"f:o:h", convert_longopts, true};
+
 /* 0, or the exit code of a usage error (said). */
 static int parse_args(int argc, char **argv, struct convert_args *a)
 {
-	static const struct option base_longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"founder-only", no_argument, NULL, OPT_FOUNDER},
-		{"list-formats", no_argument, NULL, OPT_LIST},
-		{"mode", required_argument, NULL, OPT_MODE},
-		{"help", no_argument, NULL, 'h'},
-	};
 	struct option longopts[32];
-	/* the formats' options go after every one of ours */
-	size_t n = sizeof(base_longopts) / sizeof(base_longopts[0]);
+	/* the formats' options go after every one of ours (the zeroed end overwritten) */
+	size_t n = sizeof(convert_longopts) / sizeof(convert_longopts[0]) - 1;
 	const char *format = NULL;
 	char err[256], names[128];
 	int c, rc;
 
-	memcpy(longopts, base_longopts, sizeof(base_longopts));
+	memcpy(longopts, convert_longopts, n * sizeof(*longopts));
 	if (bc_format_longopts(longopts, &n, sizeof(longopts) / sizeof(longopts[0]),
 			       OPT_FORMAT_FIRST) < 0) {
 		bc_error("convert: too many format options");
 		return 1;
 	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, bc_convert_cmd_opts.shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (format) {
@@ -239,7 +230,7 @@ static int parse_args(int argc, char **argv, struct convert_args *a)
 			a->descendants = false;
 			break;
 		case OPT_LIST:
-			list_formats(stdout);
+			bc_formats_list(stdout);
 			return -1;
 		case OPT_MODE: {
 			mode_t mode;

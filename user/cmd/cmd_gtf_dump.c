@@ -32,23 +32,28 @@ static const char gtf_dump_usage[] =
 	"Exit status: 0; 1 when a file could not be read or had problems (what could\n"
 	"be read is still printed); 2 for usage errors.\n";
 
+enum { OPT_NO_HEX = 256, OPT_NO_PARTS, OPT_EBCDIC, OPT_ASCII, OPT_IDS };
+
+static const struct option gtf_dump_longopts[] = {
+	{"no-hex", no_argument, NULL, OPT_NO_HEX},
+	{"no-parts", no_argument, NULL, OPT_NO_PARTS},
+	{"ebcdic", no_argument, NULL, OPT_EBCDIC},
+	{"ascii", no_argument, NULL, OPT_ASCII},
+	{"ids", no_argument, NULL, OPT_IDS},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+const struct bc_cmd_opts bc_gtf_dump_cmd_opts = {"h", gtf_dump_longopts, false};
+
 int bc_cmd_gtf_dump(int argc, char **argv)
 {
-	enum { OPT_NO_HEX = 256, OPT_NO_PARTS, OPT_EBCDIC, OPT_ASCII, OPT_IDS };
-	static const struct option longopts[] = {
-		{"no-hex", no_argument, NULL, OPT_NO_HEX},
-		{"no-parts", no_argument, NULL, OPT_NO_PARTS},
-		{"ebcdic", no_argument, NULL, OPT_EBCDIC},
-		{"ascii", no_argument, NULL, OPT_ASCII},
-		{"ids", no_argument, NULL, OPT_IDS},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct bc_gtf_dump_opts o = {0};
 	int c, exit_code = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, bc_gtf_dump_cmd_opts.shortopts, gtf_dump_longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case OPT_NO_HEX:
 			o.no_hex = true;

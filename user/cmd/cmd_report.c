@@ -24,61 +24,6 @@
 #include "bpfcollect/sink_filter.h"
 #include "bpfcollect/sink_text.h"
 
-static const char report_usage[] =
-	"usage: bpfcollect report [OPTIONS] EXP [VIEW...]\n"
-	"\n"
-	"Prints what an experiment recorded. Views (default: header functions syscalls):\n"
-	"  header      command, pids, times, exit status, events and losses\n"
-	"  functions   calls, inclusive and exclusive time per function\n"
-	"  syscalls    calls, time and errors per syscall\n"
-	"  events      every event, one per line: TIME PID TID SEQ DEPTH KIND NAME ...\n"
-	"              (calls, syscalls, processes, off-CPU intervals, clock samples,\n"
-	"              heap, sync and I/O calls, losses: docs/text.md)\n"
-	"  calls FUNC  each call of functions matching FUNC (a glob) with its captured\n"
-	"              arguments and return value (record with --arg/--retval)\n"
-	"  calltree    the call tree, all threads merged: for each call path, inclusive\n"
-	"              time and calls; children by time (-n N: at most N per node)\n"
-	"  callers-callees FUNC\n"
-	"              for each function matching FUNC (a glob): its callers, then *FUNC\n"
-	"              with its exclusive time, then its callees, each with the time\n"
-	"              attributed to that caller or callee, and its calls\n"
-	"  threads     per thread: events, calls, syscalls, first and last event,\n"
-	"              lifetime, time in traced functions\n"
-	"  overview    usage samples of each process: user and system CPU, wait\n"
-	"              for CPU, sleep, context switches, faults (gprofng's names)\n"
-	"  objects     the load objects each process mapped, and when\n"
-	"  profile     the clock profile (record -p): exclusive CPU with its user\n"
-	"              and system parts, and inclusive CPU, by function, kernel\n"
-	"              functions included (vmlinux`NAME), as gprofng lists them\n"
-	"  procs       per process: threads, CPU time, time off CPU (blocked, and\n"
-	"              waiting for a CPU), voluntary and preempted switches,\n"
-	"              syscalls, end (record -k, -a or --offcpu); the default\n"
-	"              first view of a kernel experiment\n"
-	"  heap        allocations, bytes, leaks and leaked bytes by function\n"
-	"              (record -H on), as gprofng's heap metrics\n"
-	"  leaks       blocks never freed, grouped by the stack that allocated\n"
-	"              them, biggest first (record -H on), as gprofng -leaks\n"
-	"  sync        time waited in locks, condition waits, joins and\n"
-	"              semaphores by function (record -s on)\n"
-	"  io          read, write, other and error time, bytes and counts by\n"
-	"              file (record -i on), as gprofng -ioactivity\n"
-	"  offcpu      time off CPU (record -k, -a or --offcpu), split into\n"
-	"              blocked (Sleep) and waiting for a CPU (Wait CPU): by\n"
-	"              thread, by the syscall it was in, and by function from\n"
-	"              the user stack at switch-out (exclusive: the innermost\n"
-	"              frame; inclusive: every function on the stack)\n"
-	"\n"
-	"  -s, --sort KEY   functions order: excl (default), incl, calls, avg, name\n"
-	"  -n, --top N      at most N functions, or N calls (default 50), or N children\n"
-	"                   per calltree node\n"
-	"  --pid PID        one process only: descends into it in a kernel\n"
-	"                   experiment (its kernel-side records and its\n"
-	"                   subexperiment's functions)\n"
-	"  --founder-only   the founder experiment alone; by default its descendants'\n"
-	"                   subexperiments (_f1.er, _x1.er, ...) are merged in. A\n"
-	"                   subexperiment's own path reports it alone.\n"
-	"  -h, --help       this text\n";
-
 enum view {
 	VIEW_HEADER = 1,
 	VIEW_FUNCTIONS = 2,
@@ -100,43 +45,148 @@ enum view {
 	VIEW_TREE_VIEWS = VIEW_CALLTREE | VIEW_CALLERS_CALLEES | VIEW_THREADS,
 };
 
-static int parse_view(const char *s)
+/*
+ * The views: the one table of their names, which the parser, --help, the
+ * unknown-view error and --list-views (completion, the man page's test)
+ * all read. help: lines, the first printed beside the name.
+ */
+static const struct view_def {
+	const char *name;
+	enum view view;
+	bool func; /* a FUNC (a glob) follows it */
+	const char *help;
+} view_defs[] = {
+	{"header", VIEW_HEADER, false, "command, pids, times, exit status, events and losses"},
+	{"functions", VIEW_FUNCTIONS, false, "calls, inclusive and exclusive time per function"},
+	{"syscalls", VIEW_SYSCALLS, false, "calls, time and errors per syscall"},
+	{"events", VIEW_EVENTS, false,
+	 "every event, one per line: TIME PID TID SEQ DEPTH KIND NAME ...\n"
+	 "(calls, syscalls, processes, off-CPU intervals, clock samples,\n"
+	 "heap, sync and I/O calls, losses: docs/text.md)"},
+	{"calls", VIEW_CALLS, true,
+	 "each call of functions matching FUNC (a glob) with its captured\n"
+	 "arguments and return value (record with --arg/--retval)"},
+	{"calltree", VIEW_CALLTREE, false,
+	 "the call tree, all threads merged: for each call path, inclusive\n"
+	 "time and calls; children by time (-n N: at most N per node)"},
+	{"callers-callees", VIEW_CALLERS_CALLEES, true,
+	 "for each function matching FUNC (a glob): its callers, then *FUNC\n"
+	 "with its exclusive time, then its callees, each with the time\n"
+	 "attributed to that caller or callee, and its calls"},
+	{"threads", VIEW_THREADS, false,
+	 "per thread: events, calls, syscalls, first and last event,\n"
+	 "lifetime, time in traced functions"},
+	{"overview", VIEW_OVERVIEW, false,
+	 "usage samples of each process: user and system CPU, wait\n"
+	 "for CPU, sleep, context switches, faults (gprofng's names)"},
+	{"objects", VIEW_OBJECTS, false, "the load objects each process mapped, and when"},
+	{"profile", VIEW_PROFILE, false,
+	 "the clock profile (record -p): exclusive CPU with its user\n"
+	 "and system parts, and inclusive CPU, by function, kernel\n"
+	 "functions included (vmlinux`NAME), as gprofng lists them"},
+	{"procs", VIEW_PROCS, false,
+	 "per process: threads, CPU time, time off CPU (blocked, and\n"
+	 "waiting for a CPU), voluntary and preempted switches,\n"
+	 "syscalls, end (record -k, -a or --offcpu); the default\n"
+	 "first view of a kernel experiment"},
+	{"heap", VIEW_HEAP, false,
+	 "allocations, bytes, leaks and leaked bytes by function\n"
+	 "(record -H on), as gprofng's heap metrics"},
+	{"leaks", VIEW_LEAKS, false,
+	 "blocks never freed, grouped by the stack that allocated\n"
+	 "them, biggest first (record -H on), as gprofng -leaks"},
+	{"sync", VIEW_SYNC, false,
+	 "time waited in locks, condition waits, joins and\n"
+	 "semaphores by function (record -s on)"},
+	{"io", VIEW_IO, false,
+	 "read, write, other and error time, bytes and counts by\n"
+	 "file (record -i on), as gprofng -ioactivity"},
+	{"offcpu", VIEW_OFFCPU, false,
+	 "time off CPU (record -k, -a or --offcpu), split into\n"
+	 "blocked (Sleep) and waiting for a CPU (Wait CPU): by\n"
+	 "thread, by the syscall it was in, and by function from\n"
+	 "the user stack at switch-out (exclusive: the innermost\n"
+	 "frame; inclusive: every function on the stack)"},
+};
+
+#define N_VIEWS (sizeof(view_defs) / sizeof(view_defs[0]))
+
+/* A view's help lines, the first beside its name, the others under it. */
+static void print_view_help(FILE *out, const char *help)
 {
-	if (!strcmp(s, "header"))
-		return VIEW_HEADER;
-	if (!strcmp(s, "functions"))
-		return VIEW_FUNCTIONS;
-	if (!strcmp(s, "syscalls"))
-		return VIEW_SYSCALLS;
-	if (!strcmp(s, "events"))
-		return VIEW_EVENTS;
-	if (!strcmp(s, "calls"))
-		return VIEW_CALLS;
-	if (!strcmp(s, "calltree"))
-		return VIEW_CALLTREE;
-	if (!strcmp(s, "callers-callees"))
-		return VIEW_CALLERS_CALLEES;
-	if (!strcmp(s, "threads"))
-		return VIEW_THREADS;
-	if (!strcmp(s, "overview"))
-		return VIEW_OVERVIEW;
-	if (!strcmp(s, "objects"))
-		return VIEW_OBJECTS;
-	if (!strcmp(s, "profile"))
-		return VIEW_PROFILE;
-	if (!strcmp(s, "procs"))
-		return VIEW_PROCS;
-	if (!strcmp(s, "offcpu"))
-		return VIEW_OFFCPU;
-	if (!strcmp(s, "heap"))
-		return VIEW_HEAP;
-	if (!strcmp(s, "leaks"))
-		return VIEW_LEAKS;
-	if (!strcmp(s, "sync"))
-		return VIEW_SYNC;
-	if (!strcmp(s, "io"))
-		return VIEW_IO;
-	return -EINVAL;
+	const char *nl;
+
+	while ((nl = strchr(help, '\n'))) {
+		fprintf(out, "%.*s\n%14s", (int)(nl - help), help, "");
+		help = nl + 1;
+	}
+	fprintf(out, "%s\n", help);
+}
+
+static void report_usage(FILE *out)
+{
+	fputs("usage: bpfcollect report [OPTIONS] EXP [VIEW...]\n"
+	      "\n"
+	      "Prints what an experiment recorded. Views (default: header functions syscalls):\n",
+	      out);
+	for (size_t i = 0; i < N_VIEWS; i++) {
+		char head[32];
+		int w = snprintf(head, sizeof(head), "%s%s", view_defs[i].name,
+				 view_defs[i].func ? " FUNC" : "");
+
+		/* a name too wide for the column gets the help on the lines below */
+		if (w > 11)
+			fprintf(out, "  %s\n%14s", head, "");
+		else
+			fprintf(out, "  %-11s ", head);
+		print_view_help(out, view_defs[i].help);
+	}
+	fputs("\n"
+	      "  -s, --sort KEY   functions order: excl (default), incl, calls, avg, name\n"
+	      "  -n, --top N      at most N functions, or N calls (default 50), or N children\n"
+	      "                   per calltree node\n"
+	      "  --pid PID        one process only: descends into it in a kernel\n"
+	      "                   experiment (its kernel-side records and its\n"
+	      "                   subexperiment's functions)\n"
+	      "  --founder-only   the founder experiment alone; by default its descendants'\n"
+	      "                   subexperiments (_f1.er, _x1.er, ...) are merged in. A\n"
+	      "                   subexperiment's own path reports it alone.\n"
+	      "  --list-views     the views, one per line (NAME, or NAME FUNC for a view\n"
+	      "                   that takes a function), for scripts and completion\n"
+	      "  -h, --help       this text\n",
+	      out);
+}
+
+/* --list-views: "NAME" or "NAME FUNC" per view, in --help's order. */
+static void list_views(FILE *out)
+{
+	for (size_t i = 0; i < N_VIEWS; i++)
+		fprintf(out, "%s%s\n", view_defs[i].name, view_defs[i].func ? " FUNC" : "");
+}
+
+/* "header functions ... calls FUNC ...": for the unknown-view error. */
+static const char *view_names(char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < N_VIEWS && pos < len; i++) {
+		int n = snprintf(buf + pos, len - pos, "%s%s%s", i ? " " : "", view_defs[i].name,
+				 view_defs[i].func ? " FUNC" : "");
+
+		if (n < 0)
+			break;
+		pos += (size_t)n;
+	}
+	return buf;
+}
+
+static const struct view_def *find_view(const char *s)
+{
+	for (size_t i = 0; i < N_VIEWS; i++)
+		if (!strcmp(s, view_defs[i].name))
+			return &view_defs[i];
+	return NULL;
 }
 
 static void describe_status(int status, char *buf, size_t len)
@@ -215,13 +265,13 @@ static int print_callers_callees(const struct bc_calltree *tree, int argc, char 
 	int rc = 0;
 
 	for (int i = first; !rc && i + 1 < argc; i++) {
-		bool cc = !strcmp(argv[i], "callers-callees");
+		const struct view_def *v = find_view(argv[i]);
 
 		/* The argument of a view taking one is not a view: skip it. */
-		if (!cc && strcmp(argv[i], "calls"))
+		if (!v || !v->func)
 			continue;
 		i++;
-		if (!cc)
+		if (v->view != VIEW_CALLERS_CALLEES)
 			continue;
 		if (shown)
 			putchar('\n');
@@ -304,20 +354,31 @@ struct report_args {
 	char **argv;
 };
 
-/* The options: 0, or the exit code (-1: --help, printed, exit 0). */
+enum { OPT_LIST_VIEWS = 256 };
+
+/* 'F' and 'p' are no short options (not in shortopts): --founder-only and --pid only. */
+static const struct option report_longopts[] = {
+	{"sort", required_argument, NULL, 's'},
+	{"top", required_argument, NULL, 'n'},
+	{"founder-only", no_argument, NULL, 'F'},
+	{"pid", required_argument, NULL, 'p'},
+	{"list-views", no_argument, NULL, OPT_LIST_VIEWS},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+const struct bc_cmd_opts bc_report_cmd_opts = {"s:n:h", report_longopts, false};
+
+/* The options: 0, or the exit code (-1: --help or a list, printed, exit 0). */
 static int parse_report_options(int argc, char **argv, struct report_args *a)
 {
-	static const struct option longopts[] = {
-		{"sort", required_argument, NULL, 's'},	  {"top", required_argument, NULL, 'n'},
-		{"founder-only", no_argument, NULL, 'F'}, {"pid", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
-	};
 	unsigned long v;
 	char *end;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, bc_report_cmd_opts.shortopts, report_longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 's':
 			if (bc_sort_key_parse(optarg, &a->key) < 0) {
@@ -344,11 +405,14 @@ static int parse_report_options(int argc, char **argv, struct report_args *a)
 			}
 			a->pid = (uint32_t)v;
 			break;
+		case OPT_LIST_VIEWS:
+			list_views(stdout);
+			return -1;
 		case 'h':
-			fputs(report_usage, stdout);
+			report_usage(stdout);
 			return -1;
 		default:
-			fputs(report_usage, stderr);
+			report_usage(stderr);
 			return 2;
 		}
 	}
@@ -367,25 +431,25 @@ static int parse_report_views(int argc, char **argv, struct report_args *a)
 	a->argv = argv;
 	a->first_view = optind;
 	for (; optind < argc; optind++) {
-		int v = parse_view(argv[optind]);
+		const struct view_def *v = find_view(argv[optind]);
 
-		if (v < 0) {
-			bc_error("report: unknown view '%s'; views: header functions syscalls "
-				 "events calls FUNC calltree callers-callees FUNC threads overview "
-				 "objects profile procs offcpu heap leaks sync io",
-				 argv[optind]);
+		if (!v) {
+			char names[512];
+
+			bc_error("report: unknown view '%s'; views: %s", argv[optind],
+				 view_names(names, sizeof(names)));
 			return 2;
 		}
-		if ((v == VIEW_CALLS || v == VIEW_CALLERS_CALLEES) && optind + 1 >= argc) {
+		if (v->func && optind + 1 >= argc) {
 			bc_error("report: %s needs a function name or glob, e.g. %s 'parse*'",
 				 argv[optind], argv[optind]);
 			return 2;
 		}
-		if (v == VIEW_CALLS)
+		if (v->view == VIEW_CALLS)
 			a->calls_glob = argv[optind + 1];
-		if (v == VIEW_CALLS || v == VIEW_CALLERS_CALLEES)
+		if (v->func)
 			optind++; /* its FUNC (print_callers_callees() reads it again) */
-		a->views |= v;
+		a->views |= v->view;
 	}
 	a->default_views = !a->views;
 	if (!a->views)

@@ -27,21 +27,26 @@ static const char rtl_stat_usage[] =
 	"Exit status: 0; 1 when a file could not be read or had problems (the table\n"
 	"still shows what could be timed); 2 for usage errors.\n";
 
+enum { OPT_BY_THREAD = 256, OPT_CSV };
+
+static const struct option rtl_stat_longopts[] = {
+	{"by-thread", no_argument, NULL, OPT_BY_THREAD},
+	{"csv", no_argument, NULL, OPT_CSV},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+const struct bc_cmd_opts bc_rtl_stat_cmd_opts = {"h", rtl_stat_longopts, false};
+
 int bc_cmd_rtl_stat(int argc, char **argv)
 {
-	enum { OPT_BY_THREAD = 256, OPT_CSV };
-	static const struct option longopts[] = {
-		{"by-thread", no_argument, NULL, OPT_BY_THREAD},
-		{"csv", no_argument, NULL, OPT_CSV},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	bool by_thread = false, csv = false;
 	struct bc_rtl_stat s;
 	int c, exit_code = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, bc_rtl_stat_cmd_opts.shortopts, rtl_stat_longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case OPT_BY_THREAD:
 			by_thread = true;

@@ -10,6 +10,7 @@
 #include "bpfcollect/archive.h"
 #include "bpfcollect/argspec.h"
 #include "bpfcollect/capture.h"
+#include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/formats.h"
 #include "bpfcollect/outmode.h"
@@ -141,6 +142,12 @@ static const struct option base_longopts[] = {
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
+};
+
+const struct bc_cmd_opts bc_record_cmd_opts = {
+	.shortopts = "+:o:d:u:F:S:C:A:f:P:t:p:H:s:i:akqvh",
+	.longopts = base_longopts,
+	.format_opts = true,
 };
 
 static int bad(char *err, size_t errlen, const char *msg, const char *arg)
@@ -603,8 +610,7 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 		return bad(err, errlen, "%s", "too many format options");
 	optind = 1;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+:o:d:u:F:S:C:A:f:P:t:p:H:s:i:akqvh", longopts,
-				NULL)) != -1)
+	while ((c = getopt_long(argc, argv, bc_record_cmd_opts.shortopts, longopts, NULL)) != -1)
 		if ((rc = parse_option(o, c, argv, err, errlen)))
 			return rc;
 	rc = check_target(o, argc, argv, err, errlen);

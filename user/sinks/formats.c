@@ -287,6 +287,16 @@ static bool first_with_options(size_t i)
 	return true;
 }
 
+void bc_formats_list(FILE *out)
+{
+	for (size_t i = 0; i < NELEM(formats); i++)
+		fprintf(out, "%s %s %s\n", formats[i].name,
+			formats[i].output == BC_FORMAT_EXPERIMENT ? "experiment"
+			: formats[i].output == BC_FORMAT_FILES	  ? "files"
+								  : "file",
+			formats[i].suffix);
+}
+
 void bc_formats_help(FILE *out)
 {
 	for (size_t i = 0; i < NELEM(formats); i++)

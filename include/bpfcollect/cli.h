@@ -11,6 +11,13 @@
 
 /* Prints "bpfcollect: MESSAGE\n" to stderr: one line, naming the thing and what to do. */
 void bc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * What holds the terminal's last line (record's status line) and must give
+ * it up before a message is printed: clear(arg) is called by bc_error, and
+ * by bc_message_begin() for messages printed otherwise. NULL: nothing.
+ */
+void bc_set_message_hook(void (*clear)(void *arg), void *arg);
+void bc_message_begin(void);
 
 /* The most a file reader (rtl-stat, gtf-dump) takes into memory. */
 #define BC_INPUT_MAX (4ull << 30)

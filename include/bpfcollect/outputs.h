@@ -31,6 +31,12 @@ int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, c
 int bc_outputs_check(const struct bc_record_opts *opts, char *err, size_t errlen);
 /* What to call the outputs in messages: the experiment, else the first file. */
 const char *bc_outputs_name(const struct bc_outputs *out);
+/*
+ * Whether a format writes its records to standard output on a terminal
+ * (record keeps its status line off then: redrawn among the records, it
+ * would garble both).
+ */
+bool bc_outputs_on_terminal(const struct bc_outputs *out);
 /* Destroys the sink and closes the files (after the sink's end). -errno of a failed close. */
 int bc_outputs_close(struct bc_outputs *out);
 

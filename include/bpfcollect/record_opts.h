@@ -28,7 +28,8 @@ struct bc_record_opts {
 	const char *syscall_list; /* --syscalls=LIST; NULL: all */
 	unsigned int bufsize_mib; /* --bufsize, power of two */
 	bool follow;		  /* -F on|off */
-	bool quiet;
+	bool quiet;		  /* -q: no status line, summary or notes */
+	bool status;		  /* --status: the status line even when stderr is not a terminal */
 	bool verbose;
 	bool no_multi;		/* --no-uprobe-multi */
 	const char **arg_specs; /* --arg GLOB@SPEC, raw; points into argv */

@@ -22,6 +22,7 @@
 #include "bpfcollect/record.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/state.h"
+#include "bpfcollect/status_line.h"
 #include "bpfcollect/uprobe_warm.h"
 
 struct collect_bpf;
@@ -99,7 +100,8 @@ struct recorder {
 	struct bc_uprobe_warm warm; /* start-up: the first registration's wait, paid meanwhile */
 	struct bc_snapshot snaps[BC_SNAPSHOTS_MAX]; /* mapping snapshots under way */
 	uint32_t snap_mark;
-	bool status_line;
+	uint64_t forks_followed;      /* children traced beside the roots (-F on) */
+	struct bc_status_line status; /* stderr's live line; off unless enabled */
 };
 
 uint64_t bc_now_ns(clockid_t clk);
@@ -189,6 +191,22 @@ void bc_recorder_unhook_ldso(struct recorder *r);
  * longer has removed. 0 or -errno.
  */
 int bc_recorder_snapshot(struct recorder *r, const struct bc_rec_mmap *rec);
+
+/*
+ * Processes traced so far: the roots and every child followed; under -a,
+ * every process the stream has named (all of them are traced).
+ */
+uint64_t bc_recorder_procs(const struct recorder *r);
+
+/*
+ * The status line from here on (its counting began at bc_status_line_init):
+ * with --status, or when stderr is a terminal, -q is not given and no
+ * format writes its records to a terminal on stdout (records_on_tty). Its
+ * hook clears it before any bc_error message.
+ */
+void bc_recorder_status_begin(struct recorder *r, bool records_on_tty);
+/* Clears it for good, before the summary: the terminal's line is the messages' again. */
+void bc_recorder_status_end(struct recorder *r);
 
 /* Drains the ring into the sink until the traced processes end or a signal stops it. */
 int bc_recorder_drain(struct recorder *r, int sigfd);

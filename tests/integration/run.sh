@@ -644,6 +644,8 @@ compact_sums() {
 . "$HERE/timelines.sh"
 # shellcheck source=tests/integration/docs.sh
 . "$HERE/docs.sh"
+# shellcheck source=tests/integration/status.sh
+. "$HERE/status.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
@@ -654,6 +656,7 @@ TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
 TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records bpf_frames"
 TESTS+=" chrome chrome_kinds folded"
 TESTS+=" man_pages completion install"
+TESTS+=" status_line status_tty status_lost"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in
 	*" $t "*) ;;

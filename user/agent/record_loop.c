@@ -20,6 +20,7 @@
 
 #include "collect.skel.h"
 
+#include "bpfcollect/cli.h"
 #include "bpfcollect/exec_image.h"
 #include "bpfcollect/overview.h"
 #include "bpfcollect/recorder.h"
@@ -149,8 +150,10 @@ static int deliver(struct recorder *r, void *data, size_t size)
 	r->events++;
 	switch (ev.rec->kind) {
 	case BC_REC_PROC_FORK:
-		if (r->opts->follow)
+		if (r->opts->follow) {
 			bc_live_add(&r->live, ((const struct bc_rec_fork *)ev.rec)->child_pid);
+			r->forks_followed++;
+		}
 		break;
 	case BC_REC_PROC_EXIT:
 		bc_live_remove(&r->live, ev.rec->pid);
@@ -274,20 +277,51 @@ int bc_recorder_emit_lost(struct recorder *r, uint64_t ktime)
 	return rc;
 }
 
-static void print_status(struct recorder *r, uint64_t *last_events, uint64_t *last_ns)
+uint64_t bc_recorder_procs(const struct recorder *r)
 {
-	uint64_t now = bc_now_ns(CLOCK_MONOTONIC), lost[BC_LOSS_NR], total_lost = 0;
-	double secs = (double)(now - *last_ns) / 1e9;
+	/* -a has no roots and follows every process: those the stream introduced */
+	if (r->opts->system_wide)
+		return r->seen.n;
+	return r->n_roots + r->forks_followed;
+}
 
-	if (!r->status_line || secs < 1.0)
+/* bc_error's hook: the status line gives up the terminal's line to a message. */
+static void clear_status(void *arg)
+{
+	bc_status_line_clear(arg);
+}
+
+void bc_recorder_status_begin(struct recorder *r, bool records_on_tty)
+{
+	const struct bc_record_opts *o = r->opts;
+	bool tty = isatty(r->status.fd);
+
+	if (!o->status && (o->quiet || !tty || records_on_tty))
 		return;
-	bc_recorder_read_lost(r, lost);
-	for (int i = 0; i < BC_LOSS_NR; i++)
-		total_lost += lost[i];
-	fprintf(stderr, "\r\033[Kbpfcollect: %" PRIu64 " events, %.0f/s, %" PRIu64 " lost",
-		r->events, (double)(r->events - *last_events) / secs, total_lost);
-	*last_events = r->events;
-	*last_ns = now;
+	bc_status_line_enable(&r->status, tty);
+	bc_set_message_hook(clear_status, &r->status);
+}
+
+void bc_recorder_status_end(struct recorder *r)
+{
+	bc_status_line_clear(&r->status);
+	bc_set_message_hook(NULL, NULL);
+}
+
+/*
+ * The status line, when a redraw is due: the agent's own counters, and the
+ * loss map read once per redraw (not per event).
+ */
+static void status_redraw(struct recorder *r)
+{
+	uint64_t now = bc_now_ns(CLOCK_MONOTONIC);
+	struct bc_status_sample smp = {.events = r->events};
+
+	if (!bc_status_line_due(&r->status, now))
+		return;
+	smp.procs = bc_recorder_procs(r);
+	bc_recorder_read_lost(r, smp.lost);
+	bc_status_line_draw(&r->status, &smp, now);
 }
 
 /* An overview sample of every process being waited for (their last one comes at exit). */
@@ -343,8 +377,9 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 {
 	int epfd, ring_fd = bpf_map__fd(r->skel->maps.events);
 	struct epoll_event ev = {0}, evs[4];
-	uint64_t stop_deadline = 0, last_events = 0, last_status = bc_now_ns(CLOCK_MONOTONIC);
-	uint64_t next_sample = last_status + (uint64_t)r->opts->sample_ms * 1000000ULL;
+	uint64_t stop_deadline = 0;
+	uint64_t next_sample =
+		bc_now_ns(CLOCK_MONOTONIC) + (uint64_t)r->opts->sample_ms * 1000000ULL;
 	bool more = false;
 	int rc = 0;
 
@@ -426,7 +461,7 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 		if (rc < 0 && !r->sink_error)
 			r->sink_error = rc;
 		rc = 0;
-		print_status(r, &last_events, &last_status);
+		status_redraw(r);
 		if (r->sink_error)
 			break;
 		if (r->live.n == 0 && !r->opts->system_wide && (r->root_reaped || r->attached))

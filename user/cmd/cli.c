@@ -11,11 +11,27 @@
 #include "bpfcollect/cli.h"
 #include "bpfcollect/formats.h"
 
+static void (*message_hook)(void *arg);
+static void *message_hook_arg;
+
+void bc_set_message_hook(void (*clear)(void *arg), void *arg)
+{
+	message_hook = clear;
+	message_hook_arg = arg;
+}
+
+void bc_message_begin(void)
+{
+	if (message_hook)
+		message_hook(message_hook_arg);
+}
+
 void bc_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
+	bc_message_begin();
 	fputs("bpfcollect: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -60,6 +60,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 		return 0;
 	if (!verbose_libbpf)
 		return 0;
+	bc_message_begin();
 	return vfprintf(stderr, fmt, ap);
 }
 
@@ -282,6 +283,7 @@ struct record_run {
 	size_t n_probes;
 	struct bc_host host;
 	struct bc_session_end end;
+	uint64_t bytes_written; /* by the end, the archives left out: BC_STATUS_NO_BYTES unknown */
 	int exit_code;
 	char err[PATH_MAX + 512], exe[PATH_MAX], cwd[PATH_MAX];
 };
@@ -434,6 +436,8 @@ static int record_begin(struct record_run *x)
 	struct recorder *r = &x->r;
 	int rc;
 
+	/* the bytes written are counted from here: the outputs' first ones too */
+	bc_status_line_init(&r->status, STDERR_FILENO, x->start_ktime);
 	rc = bc_outputs_open(&x->outputs, o, x->err, sizeof(x->err));
 	if (rc < 0)
 		return rc;
@@ -493,7 +497,7 @@ static int record_begin(struct record_run *x)
 	}
 	if (o->duration_s > 0)
 		r->stop_at_ns = bc_now_ns(CLOCK_MONOTONIC) + (uint64_t)(o->duration_s * 1e9);
-	r->status_line = !o->quiet && isatty(STDERR_FILENO);
+	bc_recorder_status_begin(r, bc_outputs_on_terminal(&x->outputs));
 	return 0;
 }
 
@@ -631,8 +635,7 @@ static int record_finish(struct record_run *x)
 		;
 	if (x->opts.syscalls && bc_recorder_flush_pending_syscalls(r) < 0 && !r->sink_error)
 		r->sink_error = -EIO;
-	if (r->status_line)
-		fprintf(stderr, "\r\033[K");
+	bc_recorder_status_end(r);
 	x->end = (struct bc_session_end){
 		.end_ktime = bc_now_ns(CLOCK_MONOTONIC),
 		.exit_status = r->root_reaped ? r->root_status : -1,
@@ -644,6 +647,10 @@ static int record_finish(struct record_run *x)
 	if (rc < 0 && !r->sink_error)
 		r->sink_error = rc;
 	rc = bc_sink_end(r->sink, &x->end);
+	/* what stdio still holds is the outputs' too: out before it is counted */
+	for (size_t i = 0; i < x->outputs.n_files; i++)
+		fflush(x->outputs.files[i].f);
+	x->bytes_written = bc_status_line_bytes(&r->status);
 	if (r->sink_error || rc < 0) {
 		int e = r->sink_error ? r->sink_error : rc;
 
@@ -661,16 +668,22 @@ static int record_finish(struct record_run *x)
 /* The summary line, and a hint when the ring overflowed. */
 static void record_summary(const struct record_run *x)
 {
+	struct bc_status_sample smp = {
+		.elapsed_ns = x->end.end_ktime - x->start_ktime,
+		.events = x->r.events,
+		.procs = bc_recorder_procs(&x->r),
+		.bytes = x->bytes_written,
+	};
+	char line[PATH_MAX + 1024];
 	uint64_t lost = 0;
 
 	if (x->opts.quiet)
 		return;
+	memcpy(smp.lost, x->end.lost, sizeof(smp.lost));
 	for (int i = 0; i < BC_LOSS_NR; i++)
 		lost += x->end.lost[i];
-	fprintf(stderr,
-		"bpfcollect: %s: %" PRIu64 " events, %" PRIu64 " lost, %zu functions probed%s\n",
-		x->exp_path, x->r.events, lost, x->n_probes,
-		x->r.timed_out ? " (stopped by -t)" : "");
+	bc_status_summary(line, sizeof(line), x->exp_path, &smp, x->n_probes);
+	fprintf(stderr, "bpfcollect: %s%s\n", line, x->r.timed_out ? " (stopped by -t)" : "");
 	if (lost)
 		fprintf(stderr,
 			"bpfcollect: events were lost: the ring buffer was full; try "

@@ -101,7 +101,11 @@ const char bc_record_usage[] =
 	"                     every process running a probed function pays for it\n"
 	"  --no-uprobe-multi  attach one perf uprobe per function even where the\n"
 	"                     kernel has uprobe_multi links (slow to detach)\n"
-	"  -q, --quiet        no status line\n"
+	"  -q, --quiet        no status line, summary or notes on stderr;\n"
+	"                     warnings and errors still show\n"
+	"  --status           the live status line even when stderr is not a\n"
+	"                     terminal (a line per redraw, at most 4 a second);\n"
+	"                     not with -q\n"
 	"  -v, --verbose      libbpf diagnostics\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -124,6 +128,7 @@ enum {
 	OPT_MAX_PROBES,
 	OPT_ARCHIVE_LIMIT,
 	OPT_MODE,
+	OPT_STATUS,
 	OPT_FORMAT_FIRST = 1024, /* the formats' options (bc_format_longopts) */
 };
 
@@ -139,6 +144,7 @@ static const struct option base_longopts[] = {
 	{"max-probes", required_argument, NULL, OPT_MAX_PROBES},
 	{"archive-limit", required_argument, NULL, OPT_ARCHIVE_LIMIT},
 	{"quiet", no_argument, NULL, 'q'},
+	{"status", no_argument, NULL, OPT_STATUS},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -465,6 +471,9 @@ static int parse_option(struct bc_record_opts *o, int c, char **argv, char *err,
 	case 'q':
 		o->quiet = true;
 		return 0;
+	case OPT_STATUS:
+		o->status = true;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -613,6 +622,10 @@ int bc_record_parse_opts(int argc, char **argv, struct bc_record_opts *o, char *
 	while ((c = getopt_long(argc, argv, bc_record_cmd_opts.shortopts, longopts, NULL)) != -1)
 		if ((rc = parse_option(o, c, argv, err, errlen)))
 			return rc;
+	/* neither can win without surprising someone: -q in an alias, --status typed after */
+	if (o->quiet && o->status)
+		return bad(err, errlen, "%s",
+			   "-q silences the status line that --status asks for; give one of them");
 	rc = check_target(o, argc, argv, err, errlen);
 	if (!rc)
 		rc = rtl_message_probes(o, err, errlen);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpfcollect/archive.h"
 #include "bpfcollect/experiment.h"
@@ -179,6 +180,14 @@ const char *bc_outputs_name(const struct bc_outputs *out)
 	if (!out->n_files)
 		return out->prefix[0] ? out->prefix : out->exp_path;
 	return out->files[0].is_stdout ? "standard output" : out->files[0].path;
+}
+
+bool bc_outputs_on_terminal(const struct bc_outputs *out)
+{
+	for (size_t i = 0; i < out->n_files; i++)
+		if (out->files[i].is_stdout && isatty(STDOUT_FILENO))
+			return true;
+	return false;
 }
 
 int bc_outputs_close(struct bc_outputs *out)

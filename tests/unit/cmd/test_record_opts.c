@@ -359,6 +359,29 @@ static void help(void **state)
 	assert_non_null(strstr(bc_record_usage, "--syscalls[=LIST]"));
 }
 
+/* --status forces the status line; with -q, in either order, a usage error. */
+static void status_option(void **state)
+{
+	char *forced[] = {"record", "--status", "--", "x", NULL};
+	char *plain[] = {"record", "--", "x", NULL};
+	char *q_then[] = {"record", "-q", "--status", "--", "x", NULL};
+	char *then_q[] = {"record", "--status", "--quiet", "--", "x", NULL};
+	struct bc_record_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(forced, 4, &o, err), 0);
+	assert_true(o.status);
+	assert_false(o.quiet);
+	bc_record_opts_free(&o);
+	assert_int_equal(parse(plain, 3, &o, err), 0);
+	assert_false(o.status);
+	bc_record_opts_free(&o);
+	expect_error(q_then, 5, "-q silences the status line that --status asks for");
+	expect_error(then_q, 5, "give one of them");
+	assert_non_null(strstr(bc_record_usage, "  --status           the live status line"));
+}
+
 /* -f comes from the format registry: each format once, er by default, options too. */
 static void formats(void **state)
 {
@@ -469,6 +492,7 @@ int main(void)
 		cmocka_unit_test(comm_names),
 		cmocka_unit_test(proc_maps),
 		cmocka_unit_test(help),
+		cmocka_unit_test(status_option),
 		cmocka_unit_test(formats),
 		cmocka_unit_test(live_set),
 		cmocka_unit_test(pid_finished),

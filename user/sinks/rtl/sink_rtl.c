@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bpfcollect/capture_fmt.h"
+#include "bpfcollect/cli.h"
 #include "bpfcollect/containers.h"
 #include "bpfcollect/outfile.h"
 #include "bpfcollect/rtl.h"
@@ -320,7 +321,7 @@ static int open_file(struct rtl_sink *t, struct rtl_proc *p, uint64_t ktime)
 	if (n < 0) {
 		free(p->file);
 		p->file = NULL;
-		fprintf(stderr, "bpfcollect: %s\n", err);
+		bc_error("%s", err); /* through bc_error: a status line is cleared first */
 		return n;
 	}
 	p->opened = true;

@@ -70,6 +70,11 @@ int bc_state_begin(struct bc_state *s, const struct bc_session *sess);
 int bc_state_event(struct bc_state *s, const struct bc_rec_head *h);
 /* Applies one mapping event (made or unmapped) to the mappings. -ENOMEM. */
 int bc_state_mapping(struct bc_state *s, const struct bc_mapping *m);
+/*
+ * What to call a process: its comm; before the stream says one (a root
+ * before its exec), the base name of its command's first word; else "?".
+ */
+const char *bc_proc_name(const struct bc_proc *p);
 /* The process pid is now; NULL when the stream has not named it, or it was forgotten. */
 const struct bc_proc *bc_state_proc(const struct bc_state *s, uint32_t pid);
 

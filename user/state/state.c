@@ -212,3 +212,17 @@ int bc_state_event(struct bc_state *s, const struct bc_rec_head *h)
 		return 0;
 	}
 }
+
+const char *bc_proc_name(const struct bc_proc *p)
+{
+	const char *slash;
+
+	if (!p)
+		return "?";
+	if (p->comm[0])
+		return p->comm;
+	if (!p->args || !p->args_len || !p->args[0] || !memchr(p->args, 0, p->args_len))
+		return "?";
+	slash = strrchr(p->args, '/');
+	return slash && slash[1] ? slash + 1 : p->args;
+}

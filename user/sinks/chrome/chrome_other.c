@@ -45,9 +45,7 @@ static void name_event(struct chrome_sink *c, uint32_t pid, uint32_t tid, const 
 
 static const char *comm_of(const struct chrome_sink *c, uint32_t pid)
 {
-	const struct bc_proc *p = c->state ? bc_state_proc(c->state, pid) : NULL;
-
-	return p && p->comm[0] ? p->comm : "?";
+	return bc_proc_name(c->state ? bc_state_proc(c->state, pid) : NULL);
 }
 
 /* The names of pid's process and of tid's track, as the stream knows them now. */

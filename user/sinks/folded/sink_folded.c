@@ -111,27 +111,40 @@ static int add_weight(struct folded_sink *f, int node, uint64_t w)
 static int process_node(struct folded_sink *f, uint32_t pid)
 {
 	const struct bc_proc *p = f->state ? bc_state_proc(f->state, pid) : NULL;
-	int fn = bc_stack_fn(&f->names, p && p->comm[0] ? p->comm : "?", "");
+	int fn = bc_stack_fn(&f->names, bc_proc_name(p), "");
 
 	return fn < 0 ? fn : bc_stack_child(&f->names, BC_STACK_ROOT, (uint32_t)fn);
 }
 
 /* ---------------------------------------------------------------- the call trace */
 
+/*
+ * Frames dropped without their returns, top first: each is the caller of
+ * the one before, whose time its child_ns lacks (only a return adds it), so
+ * it is carried down to keep the exclusive weights adding up to the
+ * inclusive ones.
+ */
 struct drop_ctx {
 	struct folded_sink *f;
 	uint64_t at;
+	uint64_t carry; /* the last dropped frame's inclusive time */
 	int rc;
 };
+
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
 
 /* A call that never returned weighs what it ran until at. */
 static void dropped_frame(void *ctx, const struct bc_frame *fr)
 {
 	struct drop_ctx *d = ctx;
-	uint64_t incl = d->at > fr->entry_ktime ? d->at - fr->entry_ktime : 0;
-	uint64_t excl = incl > fr->child_ns ? incl - fr->child_ns : 0;
+	uint64_t incl = minus(d->at, fr->entry_ktime);
+	uint64_t excl = minus(minus(incl, fr->child_ns), d->carry);
 	int rc = add_weight(d->f, (int)fr->tag, d->f->weight == BC_FOLDED_INCL ? incl : excl);
 
+	d->carry = incl;
 	if (rc < 0)
 		d->rc = rc;
 }
@@ -184,7 +197,7 @@ static int call_return(struct folded_sink *f, const struct bc_event *ev)
 {
 	const struct bc_rec_func_return *r = (const void *)ev->rec;
 	struct folded_thread *th = thread_of(f, &r->h);
-	struct drop_ctx d = {f, r->h.ktime, 0};
+	struct drop_ctx d = {f, r->h.ktime, 0, 0};
 	struct bc_frame_return ret;
 
 	if (!th)
@@ -195,13 +208,13 @@ static int call_return(struct folded_sink *f, const struct bc_event *ev)
 	if (d.rc < 0)
 		return d.rc;
 	return add_weight(f, (int)ret.frame.tag,
-			  f->weight == BC_FOLDED_INCL ? ret.incl_ns : ret.excl_ns);
+			  f->weight == BC_FOLDED_INCL ? ret.incl_ns : minus(ret.excl_ns, d.carry));
 }
 
 static int thread_exit(struct folded_sink *f, const struct bc_rec_head *h)
 {
 	struct folded_thread *th = bc_pidtab_find(&f->threads, h->tid);
-	struct drop_ctx d = {f, h->ktime, 0};
+	struct drop_ctx d = {f, h->ktime, 0, 0};
 
 	if (!th || th->pid != h->pid)
 		return 0;
@@ -322,7 +335,7 @@ static int folded_end(struct bc_sink *s, const struct bc_session_end *end)
 
 	for (size_t i = 0; i < f->threads.n; i++) {
 		struct folded_thread *th = bc_pidtab_at(&f->threads, i);
-		struct drop_ctx d = {f, end->end_ktime, 0};
+		struct drop_ctx d = {f, end->end_ktime, 0, 0};
 
 		bc_stack_drop_all(&th->stack, dropped_frame, &d); /* open at detach */
 		if (d.rc < 0)

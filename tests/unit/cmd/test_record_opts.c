@@ -409,7 +409,9 @@ static void formats(void **state)
 	assert_int_equal(o.n_formats, 1);
 	assert_string_equal(o.formats[0]->name, "er");
 	bc_record_opts_free(&o);
-	expect_error(bad, 5, "-f takes one of er, prf-csv, prf-dump, text, rtl, gtf, not 'xml'");
+	expect_error(
+		bad, 5,
+		"-f takes one of er, prf-csv, prf-dump, text, rtl, chrome, folded, gtf, not 'xml'");
 	expect_error(badopt, 4, "hitachi or cosminexus");
 	/* --help lists every format of the registry */
 	out = open_memstream(&text, &len);

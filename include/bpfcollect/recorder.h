@@ -107,6 +107,23 @@ struct recorder {
 uint64_t bc_now_ns(clockid_t clk);
 
 /*
+ * Resolves -u, --arg, --retval, -H and -s in the target: the program exe,
+ * or process pid (> 0), into r's function tables. -errno with one line.
+ */
+int bc_recorder_resolve_functions(struct recorder *r, const char *exe, int pid, char *err,
+				  size_t errlen);
+/*
+ * -P: checks every id (a thread id stands for its process), refuses what
+ * cannot be traced, resolves the functions in each process and fills
+ * r->roots (*roots_out, owned by the caller, in order, each once).
+ */
+int bc_recorder_prepare_attach(struct recorder *r, uint32_t **roots_out, char *err, size_t errlen);
+/*
+ * Drops the attached processes that ended before tracing began (out of
+ * the BPF filter too: their pid may be reused). -ESRCH when none is left.
+ */
+int bc_recorder_drop_exited_roots(struct recorder *r, uint32_t *roots, char *err, size_t errlen);
+/*
  * Opens and loads the BPF programs, fills their maps, attaches them and
  * maps the ring buffer. Nothing is traced until bc_recorder_trace_pids().
  * 0 or -errno with one line in err.

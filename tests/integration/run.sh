@@ -640,6 +640,8 @@ compact_sums() {
 . "$HERE/reliability.sh"
 # shellcheck source=tests/integration/cost.sh
 . "$HERE/cost.sh"
+# shellcheck source=tests/integration/viewer.sh
+. "$HERE/viewer.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
@@ -648,6 +650,7 @@ TESTS+=" profile kernel system_wide offcpu_clock heap sync io formats exec_argv"
 TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf permissions"
 TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
 TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records bpf_frames"
+TESTS+=" viewer"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in
 	*" $t "*) ;;

@@ -2,6 +2,7 @@
 #
 #   make [O=build] [V=1]   build build/bpfcollect
 #   make check             unit tests (plain, ASan+UBSan, valgrind) and integration tests
+#   make viewers           install what the viewer test needs (chromium, speedscope)
 #   make demo              build the demo program, record it, report it
 #   make bench             cost and memory against the floor and the peers, side by side
 #   make install           PREFIX=/usr/local DESTDIR=: binary, manual pages, bash completion
@@ -80,7 +81,7 @@ BIN := $(O)/bpfcollect
 DEMO := $(O)/demo/bcdemo
 
 .PHONY: all check unit fuzz fuzz-check integration demo bench install uninstall vmlinux clean \
-	format deps
+	format deps viewers
 
 # A recipe that fails leaves no half-written target (an empty collect.o
 # would pass for up to date and fail the skeleton step ever after).
@@ -90,6 +91,12 @@ all: $(BIN)
 
 deps:
 	tools/install-deps.sh
+
+# What the integration test `viewer` opens exports in: chromium, chromedriver
+# and speedscope (tools/viewers.conf says where). Without them that test is
+# skipped, but under CI, where `make check` installs them first (tests/tests.mk).
+viewers:
+	tools/install-deps.sh --viewers
 
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/bpfcollect/*.h) vmlinux/vmlinux.h
 	$(msg) BPF $@

@@ -1,7 +1,28 @@
 #!/bin/sh
 # Installs what bpfcollect needs to build, test and benchmark, with apt-get,
 # only when something is missing. Safe to run again; needs root.
+#
+# usage: tools/install-deps.sh [--viewers]
+#   --viewers  also what the integration test `viewer` opens exports in:
+#              chromium and chromium-driver (apt), node and npm when missing,
+#              and speedscope's static build (npm package, pinned in
+#              tools/viewers.conf) in /var/cache/bpfcollect/viewers
 set -eu
+
+viewers=0
+for arg in "$@"; do
+	case $arg in
+	--viewers) viewers=1 ;;
+	-h | --help)
+		sed -n '2,/^set -eu/{/^set/d;s/^# \{0,1\}//;p}' "$0"
+		exit 0
+		;;
+	*)
+		echo "install-deps: unknown option '$arg' (usage: tools/install-deps.sh [--viewers])" >&2
+		exit 2
+		;;
+	esac
+done
 
 need=""
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
@@ -48,9 +69,69 @@ fi
 have_cmd gprofng || need="$need binutils"
 need_kheaders=0
 have_kheaders || need_kheaders=1
+# The viewer test's browser and its driver. fonts-liberation is only a
+# Recommends of chromium, which --no-install-recommends drops: without it
+# the screenshots' text falls back to whatever font fontconfig finds.
+if [ "$viewers" = 1 ]; then
+	have_cmd chromium || need="$need chromium"
+	have_cmd chromedriver || need="$need chromium-driver"
+	have_pkg fonts-liberation || need="$need fonts-liberation"
+	# node and npm may come from elsewhere (NodeSource's nodejs ships npm):
+	# a command that is there is enough.
+	have_cmd node || need="$need nodejs"
+	have_cmd npm || need="$need npm"
+fi
+
+# speedscope's static build, from its npm package at the pinned version,
+# into a fresh directory renamed into place: a run that stops half-way
+# leaves nothing that passes for an install. Needs npm.
+install_speedscope() {
+	# shellcheck source=tools/viewers.conf
+	. "$(dirname "$0")/viewers.conf"
+	[ -f "$SPEEDSCOPE_STATIC/index.html" ] && return 0
+	if ! mkdir -p "$VIEWERS_DIR" 2>/dev/null || [ ! -w "$VIEWERS_DIR" ]; then
+		echo "install-deps: cannot write $VIEWERS_DIR for speedscope; run this script as root (or set BPFCOLLECT_VIEWERS)" >&2
+		return 1
+	fi
+	echo "install-deps: installing speedscope $SPEEDSCOPE_VERSION (npm) in $SPEEDSCOPE_DIR" >&2
+	tmp=$(mktemp -d "$VIEWERS_DIR/.speedscope.XXXXXX") || return 1
+	# npm pack fetches the package's tarball alone (no dependencies, no
+	# install scripts; the static build needs none); its cache is ours.
+	if ! (cd "$tmp" && npm pack --no-audit --no-fund --silent --cache "$tmp/npm-cache" \
+		"speedscope@$SPEEDSCOPE_VERSION" </dev/null >pack.out); then
+		rm -rf "$tmp"
+		echo "install-deps: npm pack speedscope@$SPEEDSCOPE_VERSION failed" >&2
+		return 1
+	fi
+	tgz="$tmp/speedscope-$SPEEDSCOPE_VERSION.tgz"
+	sum=$(sha1sum "$tgz" 2>/dev/null | cut -d' ' -f1)
+	if [ "$sum" != "$SPEEDSCOPE_SHA1" ]; then
+		rm -rf "$tmp"
+		echo "install-deps: speedscope-$SPEEDSCOPE_VERSION.tgz has sha1 ${sum:-none}, not the pinned $SPEEDSCOPE_SHA1" >&2
+		return 1
+	fi
+	if ! mkdir "$tmp/pkg" || ! tar -xzf "$tgz" -C "$tmp/pkg" --strip-components=1 --no-same-owner ||
+		[ ! -f "$tmp/pkg/dist/release/index.html" ]; then
+		rm -rf "$tmp"
+		echo "install-deps: speedscope $SPEEDSCOPE_VERSION has no dist/release/index.html" >&2
+		return 1
+	fi
+	# Another run may have won the race: then its copy stays.
+	mv -T "$tmp/pkg" "$SPEEDSCOPE_DIR" 2>/dev/null || [ -f "$SPEEDSCOPE_STATIC/index.html" ]
+	rc=$?
+	rm -rf "$tmp"
+	return $rc
+}
+
+viewers_done() { # the last step of every successful way out
+	if [ "$viewers" = 1 ]; then
+		install_speedscope || exit 1
+	fi
+	exit 0
+}
 
 if [ -z "$need" ] && [ "$need_kheaders" = 0 ]; then
-	exit 0
+	viewers_done
 fi
 if [ "$(id -u)" != 0 ]; then
 	if [ "$need_kheaders" = 1 ]; then
@@ -61,7 +142,7 @@ if [ "$(id -u)" != 0 ]; then
 		exit 1
 	fi
 	# Only the syscall prototypes are missing: the build degrades, it does not fail.
-	exit 0
+	viewers_done
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >&2
@@ -81,4 +162,4 @@ if [ "$need_kheaders" = 1 ]; then
 			echo "install-deps: installing $kh failed; syscall arguments will be shown in hex" >&2
 	fi
 fi
-exit 0
+viewers_done

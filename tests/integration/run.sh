@@ -646,6 +646,8 @@ compact_sums() {
 . "$HERE/docs.sh"
 # shellcheck source=tests/integration/status.sh
 . "$HERE/status.sh"
+# shellcheck source=tests/integration/viewer.sh
+. "$HERE/viewer.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
@@ -657,6 +659,7 @@ TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records 
 TESTS+=" chrome chrome_kinds folded"
 TESTS+=" man_pages completion install"
 TESTS+=" status_line status_tty status_lost"
+TESTS+=" viewer"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in
 	*" $t "*) ;;

@@ -24,7 +24,7 @@ test_chrome() {
 	fi
 	rm -rf ch.er ch.json ch.live.json
 	"$BC" record -q -o ch.er -f er -f chrome --syscalls=write,getppid -u 'tgt_*' \
-		--retval tgt_fact -- "$TGT/calls" 30 2 >ch.out 2>ch.err
+		--arg 'tgt_fact@arg1/d32' --retval tgt_fact -- "$TGT/calls" 30 2 >ch.out 2>ch.err
 	check_eq "record -f er -f chrome exits 0" 0 $?
 	mv ch.json ch.live.json 2>/dev/null
 	"$BC" convert ch.er -f chrome -o ch.json
@@ -38,11 +38,16 @@ test_chrome() {
 			"$(chrome_q ch.json count X function "$f")"
 	done
 	check_eq "every thread's complete events nest" ok "$(chrome_q ch.json nesting)"
+	check_eq "a call's second category is its load object" \
+		"$(chrome_q ch.json count X function tgt_outer)" "$(chrome_q ch.json count X calls tgt_outer)"
 	local pid want got
 	pid=$("$BC" report ch.er events | awk '$6 == "entry" { print $2; exit }')
 	want=$(awk -v p="$pid" '$1 == "tid" { print "calls " p "/" $2 }' ch.out | sort | tr '\n' ',')
 	got=$(chrome_q ch.json threads | sort -u | tr '\n' ',')
 	check_eq "one track per thread, named COMM PID/TID" "$want" "$got"
+	check_eq "tgt_fact's arguments are in args (5 4 3 2 1, each per iteration)" \
+		"$((30 * 2)) $((30 * 2))" \
+		"$(chrome_q ch.json args tgt_fact arg1 | grep -c '^5$') $(chrome_q ch.json args tgt_fact arg1 | grep -c '^1$')"
 	check_eq "tgt_fact's return values are in args (1 2 6 24 120, each per iteration)" \
 		"$((30 * 2 * 5)) 120" \
 		"$(chrome_q ch.json args tgt_fact retval | wc -l) $(chrome_q ch.json args tgt_fact retval | sort -n | tail -1)"

@@ -3,7 +3,7 @@
 
 usage: chrome_check.py FILE QUERY [ARG]
   valid               "ok" when the file is one JSON object with traceEvents
-  count PH CAT [NAME] events of phase PH and category CAT (NAME: only those)
+  count PH CAT [NAME] events of phase PH with category CAT among theirs (NAME: only those)
   threads             the thread_name labels, sorted, one per line
   pids                the pids that have events, sorted
   nesting             "ok" when every thread's complete events nest, else the first that does not
@@ -34,7 +34,7 @@ def main():
     elif query == "count":
         ph, cat = args[0], args[1]
         name = args[2] if len(args) > 2 else None
-        print(sum(1 for e in events if e["ph"] == ph and e.get("cat") == cat and (name is None or e["name"] == name)))
+        print(sum(1 for e in events if e["ph"] == ph and cat in e.get("cat", "").split(",") and (name is None or e["name"] == name)))
     elif query == "threads":
         for label in sorted(e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"):
             print(label)

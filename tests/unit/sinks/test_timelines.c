@@ -204,7 +204,7 @@ static void make_stream(struct stream *st)
 	memset(st, 0, sizeof(*st));
 	bc_functab_init(&st->funcs);
 	assert_int_equal(bc_functab_add(&st->funcs, "main", "/opt/demo", 0x1000, 16, 0x1000), 0);
-	assert_int_equal(bc_functab_add(&st->funcs, "work", "/opt/lib;x.so", 0x2000, 16, 0x2000),
+	assert_int_equal(bc_functab_add(&st->funcs, "work", "/opt/lib,x.so", 0x2000, 16, 0x2000),
 			 0);
 	entry(st, 0, 1000);
 	entry(st, 1, 2000);
@@ -245,17 +245,17 @@ static void test_chrome_calls(void **state)
 		"\"demo\"}},\n"
 		"{\"ph\":\"M\",\"pid\":100,\"tid\":101,\"name\":\"thread_name\",\"args\":{\"name\":"
 		"\"demo 100/101\"}},\n"
+		/* the object is the second category; no args when nothing differs per call */
 		"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":2.000,\"name\":\"work\",\"cat\":"
-		"\"function\",\"dur\":3.000,\"args\":{\"object\":\"lib;x.so\"}},\n"
+		"\"function,lib_x.so\",\"dur\":3.000},\n"
 		/* main's return first ends the work it left open, then main */
 		"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":6.000,\"name\":\"work\",\"cat\":"
-		"\"function\",\"dur\":3.000,\"args\":{\"object\":\"lib;x.so\",\"note\":\"no return "
-		"seen: a caller returned\"}},\n"
+		"\"function,lib_x.so\",\"dur\":3.000,\"args\":{\"note\":\"no return seen: a caller "
+		"returned\"}},\n"
 		"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":1.000,\"name\":\"main\",\"cat\":"
-		"\"function\",\"dur\":8.000,\"args\":{\"object\":\"demo\"}},\n"
+		"\"function,demo\",\"dur\":8.000},\n"
 		"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":9.500,\"name\":\"work\",\"cat\":"
-		"\"function\",\"dur\":2.500,\"args\":{\"object\":\"lib;x.so\",\"note\":\"open at "
-		"detach\"}}\n"
+		"\"function,lib_x.so\",\"dur\":2.500,\"args\":{\"note\":\"open at detach\"}}\n"
 		"],\n"
 		"\"stackFrames\":{}}\n";
 	struct stream st;
@@ -290,8 +290,7 @@ static void test_folded_calls(void **state)
 	/*
 	 * main: 8000 in all, 3000 + 3000 of it in work: 2000 its own. work:
 	 * 3000 + 3000, and 2500 more from 9500 to the end, under the root alone
-	 * (main had returned). The ';' in the object is no frame separator: the
-	 * object is not written, only the name.
+	 * (main had returned). Frames are names, without their object.
 	 */
 	expect_folded(BC_FOLDED_EXCL, "demo;main 2000\n"
 				      "demo;main;work 6000\n"

@@ -131,25 +131,39 @@ static void call_event(struct chrome_sink *c, struct chrome_thread *th, const st
 		       uint64_t end, const char *note, const struct chrome_buf *ret)
 {
 	const char *object, *name = func_name(c, f->func_id, &object);
-	char unknown[32];
+	bool entry_args = f->tag < th->args.len, ret_args = ret && ret->len;
+	char unknown[32], cat[300];
 
 	if (!name) {
 		snprintf(unknown, sizeof(unknown), "<unknown id %" PRIu32 ">", f->func_id);
 		name = unknown;
 	}
-	chrome_event_head(c, th->pid, th->tid, "X", name, "function", f->entry_ktime);
+	/*
+	 * The load object is the event's second category: speedscope makes a
+	 * function of a name and its args, so args hold only what differs
+	 * from call to call. A comma would split the category.
+	 */
+	snprintf(cat, sizeof(cat), "function%s%s", object[0] ? "," : "", object);
+	for (char *p = cat + strlen("function,"); p < cat + strlen(cat); p++)
+		if (*p == ',')
+			*p = '_';
+	chrome_event_head(c, th->pid, th->tid, "X", name, cat, f->entry_ktime);
 	fputs(",\"dur\":", c->out);
 	bc_json_us(c->out, end >= f->entry_ktime ? (int64_t)(end - f->entry_ktime) : 0);
-	fputs(",\"args\":{\"object\":", c->out);
-	bc_json_string(c->out, object, (size_t)-1);
-	if (f->tag < th->args.len) {
-		fwrite(th->args.v + f->tag, 1, th->args.len - f->tag, c->out);
+	if (!entry_args && !ret_args && !note) {
+		fputc('}', c->out);
+		return;
+	}
+	/* the members gathered start with a comma: the first one's goes */
+	fputs(",\"args\":{", c->out);
+	if (entry_args) {
+		fwrite(th->args.v + f->tag + 1, 1, th->args.len - f->tag - 1, c->out);
 		th->args.len = f->tag;
 	}
-	if (ret && ret->len)
-		fwrite(ret->v, 1, ret->len, c->out);
+	if (ret_args)
+		fwrite(ret->v + !entry_args, 1, ret->len - !entry_args, c->out);
 	if (note) {
-		fputs(",\"note\":", c->out);
+		fputs(entry_args || ret_args ? ",\"note\":" : "\"note\":", c->out);
 		bc_json_string(c->out, note, (size_t)-1);
 	}
 	fputs("}}", c->out);

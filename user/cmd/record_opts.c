@@ -414,9 +414,7 @@ static int parse_trace_option(struct bc_record_opts *o, int c, char *err, size_t
 		return 0;
 	case OPT_OFFCPU:
 		o->offcpu = true;
-		/* -f folded's --offcpu is this one: with it, folded writes off-CPU stacks */
-		o->fopts.folded.offcpu = true;
-		return bc_folded_opts_check(&o->fopts.folded, err, errlen) ? -EINVAL : 0;
+		return 0;
 	}
 	return parse_limit_option(o, c, err, errlen);
 }

@@ -193,7 +193,8 @@ static const struct bc_format_options folded_options = {
 	.help = "  --weight=WEIGHT     folded: samples (count, the default with -p) or time\n"
 		"                      (ns) of clock samples; excl (the default without -p)\n"
 		"                      or incl: ns of each call path of the call trace\n"
-		"  --offcpu            folded: off-CPU intervals' stacks, weighed in ns\n",
+		"  --offcpu            folded (convert): off-CPU intervals' stacks, weighed\n"
+		"                      in ns (record's --offcpu records the intervals)\n",
 	.parse = parse_folded,
 };
 

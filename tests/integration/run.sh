@@ -39,15 +39,20 @@ check_eq() { # check_eq DESCRIPTION EXPECTED ACTUAL
 	if [ "$2" == "$3" ]; then ok "$1"; else bad "$1: expected '$2', got '$3'"; fi
 }
 
+# Stops the agent PID for 1 s after 0.4 s, then waits for it: with a 1-page
+# ring, it loses records. Returns the agent's status.
+stall_agent() { # stall_agent PID
+	sleep 0.4
+	kill -STOP "$1"
+	sleep 1
+	kill -CONT "$1"
+	wait "$1"
+}
+
 # A recording with a 1-page ring whose agent stalls for 1 s mid-run: it loses records.
 record_stalled() { # record_stalled RECORD-ARGS...: runs "$BC" record -q --bufsize=1 ARGS
 	"$BC" record -q --bufsize=1 "$@" >/dev/null 2>&1 &
-	local rpid=$!
-	sleep 0.4
-	kill -STOP $rpid
-	sleep 1
-	kill -CONT $rpid
-	wait $rpid
+	stall_agent $!
 }
 
 # Calls per function from the functions view (first column Calls, last Name).

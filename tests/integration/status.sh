@@ -102,12 +102,7 @@ test_status_lost() {
 	echo "# a 1-page ring and a stalled agent: the line names the class that lost"
 	"$BC" record --status -A off --bufsize=1 -t 4 -o stl.er -u 'tgt_*' -- "$TGT/calls" 40000 1 \
 		>/dev/null 2>stl.err &
-	local rpid=$!
-	sleep 0.4
-	kill -STOP $rpid
-	sleep 1
-	kill -CONT $rpid
-	wait $rpid
+	stall_agent $!
 	check_eq "record exits 0" 0 $?
 	check "a status line says lost: func N" grep -qE '  lost: func [0-9.]+( [kMG])?  procs 1  ' \
 		<(status_lines stl.err)

@@ -93,14 +93,10 @@ int bc_reorder_rec_push(struct bc_reorder *q, const struct bc_rec_head *h, uint8
 int bc_reorder_rec_cmp(const void *a, const void *b)
 {
 	const struct bc_reorder_rec *x = a, *y = b;
-	int c;
+	int c = bc_reorder_key_cmp(x->ktime, x->tid, x->seq, y->ktime, y->tid, y->seq);
 
-	if (x->ktime != y->ktime)
-		return x->ktime < y->ktime ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
+	if (c)
+		return c;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	c = memcmp(x->bytes, y->bytes, x->len < y->len ? x->len : y->len);

@@ -36,6 +36,19 @@ int bc_reorder_flush(struct bc_reorder *q, bool all, int (*emit)(void *ctx, void
 /* drop(item) for every waiting item (NULL: none to call), then frees the buffer. */
 void bc_reorder_free(struct bc_reorder *q, void (*drop)(void *item));
 
+/* The order every reordering sink's items start with: time, thread, the thread's sequence. */
+static inline int bc_reorder_key_cmp(uint64_t ktime_a, uint32_t tid_a, uint64_t seq_a,
+				     uint64_t ktime_b, uint32_t tid_b, uint64_t seq_b)
+{
+	if (ktime_a != ktime_b)
+		return ktime_a < ktime_b ? -1 : 1;
+	if (tid_a != tid_b)
+		return tid_a < tid_b ? -1 : 1;
+	if (seq_a != seq_b)
+		return seq_a < seq_b ? -1 : 1;
+	return 0;
+}
+
 /*
  * The item of a sink that formats each record as it comes and reorders
  * the bytes (GTF, chrome): sorted by time, thread, the thread's sequence,

@@ -146,17 +146,26 @@ static void duration(struct chrome_sink *c, uint64_t start, uint64_t end)
 	bc_json_us(c->out, start && end >= start ? (int64_t)(end - start) : 0);
 }
 
+/*
+ * A complete event of a call that began at start (0: not seen, then an
+ * instant-length slice at h's time) and ended at h, with its stack.
+ */
+static int slice_head(struct chrome_sink *c, const struct bc_rec_head *h, const char *name,
+		      const char *cat, uint64_t start, const __u64 *ips, size_t n)
+{
+	chrome_event_head(c, h->pid, h->tid, "X", name, cat, start ? start : h->ktime);
+	duration(c, start, h->ktime);
+	return stack_member(c, h, ips, n, 0);
+}
+
 static int offcpu_event(struct chrome_sink *c, const struct bc_rec_offcpu *o)
 {
 	bool blocked = o->state && !o->preempt;
 	const char *sys = o->syscall >= 0 ? bc_syscall_name((uint32_t)o->syscall) : NULL;
 	int rc;
 
-	chrome_event_head(c, o->h.pid, o->h.tid, "X",
-			  blocked ? "off-CPU: blocked" : "off-CPU: preempted", "offcpu",
-			  o->off_ktime);
-	duration(c, o->off_ktime, o->h.ktime);
-	rc = stack_member(c, &o->h, o->ips, o->n_user, 0);
+	rc = slice_head(c, &o->h, blocked ? "off-CPU: blocked" : "off-CPU: preempted", "offcpu",
+			o->off_ktime, o->ips, o->n_user);
 	if (rc < 0)
 		return rc;
 	fprintf(c->out, ",\"args\":{\"state\":\"%c\",\"cpu\":%" PRIu32,
@@ -213,10 +222,7 @@ static int sync_event(struct chrome_sink *c, const struct bc_rec_sync *r)
 	const char *fn = bc_sync_fn_name(r->fn);
 	int rc;
 
-	chrome_event_head(c, r->h.pid, r->h.tid, "X", fn ? fn : "sync wait", "sync",
-			  r->start_ktime ? r->start_ktime : r->h.ktime);
-	duration(c, r->start_ktime, r->h.ktime);
-	rc = stack_member(c, &r->h, r->ips, r->n_user, 0);
+	rc = slice_head(c, &r->h, fn ? fn : "sync wait", "sync", r->start_ktime, r->ips, r->n_user);
 	if (rc < 0)
 		return rc;
 	fprintf(c->out, ",\"args\":{\"object\":\"0x%" PRIx64 "\"}}", (uint64_t)r->object);
@@ -232,10 +238,7 @@ static int io_event(struct chrome_sink *c, const struct bc_rec_io *r)
 	size_t path_len;
 	int rc;
 
-	chrome_event_head(c, r->h.pid, r->h.tid, "X", sys ? sys : "io", "io",
-			  r->start_ktime ? r->start_ktime : r->h.ktime);
-	duration(c, r->start_ktime, r->h.ktime);
-	rc = stack_member(c, &r->h, r->ips, r->n_user, 0);
+	rc = slice_head(c, &r->h, sys ? sys : "io", "io", r->start_ktime, r->ips, r->n_user);
 	if (rc < 0)
 		return rc;
 	fprintf(c->out,

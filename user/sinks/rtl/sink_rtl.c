@@ -281,14 +281,10 @@ static int add_line(struct rtl_sink *t, struct rtl_proc *p, const struct bc_rec_
 static int line_cmp(const void *a, const void *b)
 {
 	const struct pending *x = a, *y = b;
-	int c;
+	int c = bc_reorder_key_cmp(x->ktime, x->tid, x->seq, y->ktime, y->tid, y->seq);
 
-	if (x->ktime != y->ktime)
-		return x->ktime < y->ktime ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
+	if (c)
+		return c;
 	if (x->sub != y->sub)
 		return x->sub < y->sub ? -1 : 1;
 	if (x->kind != y->kind)

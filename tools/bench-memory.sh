@@ -12,7 +12,8 @@
 #   small_MB, large_MB   max RSS of the recorder for SMALL and LARGE processes
 #   B/proc               (large - small) / (LARGE - SMALL): what one more
 #                        traced process costs; flat memory is about 0
-# for bpfcollect with each output (.er, -k, RTL, PRF CSV, GTF) and for
+# for bpfcollect with each output (.er, -k, RTL, PRF CSV, GTF, chrome,
+# folded) and for
 # `perf record -g` (which keeps every thread it saw until it ends).
 #
 # Environment: BENCH_SMALL, BENCH_LARGE, BENCH_RUNS.
@@ -44,7 +45,7 @@ done
 tmp=$(mktemp -d /tmp/bench-memory.XXXXXX) || die "cannot make a scratch directory"
 trap 'rm -rf "$tmp"' EXIT
 
-kinds="er k rtl prf gtf"
+kinds="er k rtl prf gtf chrome folded"
 command -v perf >/dev/null && kinds+=" perf"
 
 # rss_kb KIND N: the recorder's max RSS (KiB) while N processes run under it
@@ -59,6 +60,8 @@ rss_kb() {
 	rtl) set -- "$bc" record -q -A off -f rtl -o "$d/r" -- "${cmd[@]}" ;;
 	prf) set -- "$bc" record -q -A off -f prf-csv -o "$d/p.csv" -- "${cmd[@]}" ;;
 	gtf) set -- "$bc" record -q -A off -f gtf -o "$d/g.gtf" -- "${cmd[@]}" ;;
+	chrome) set -- "$bc" record -q -A off -f chrome -o "$d/c.json" -- "${cmd[@]}" ;;
+	folded) set -- "$bc" record -q -A off -f folded -o "$d/f.folded" -- "${cmd[@]}" ;;
 	perf) set -- perf record -q -g -o "$d/perf.data" -- "${cmd[@]}" ;;
 	esac
 	(cd "$d" && /usr/bin/time -f "%M" -o "$d/.rss" "$@" >/dev/null 2>&1)

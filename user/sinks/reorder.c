@@ -15,6 +15,7 @@ void bc_reorder_init(struct bc_reorder *q, size_t size, uint64_t window_ns,
 	q->size = size;
 	q->window_ns = window_ns;
 	q->cmp = cmp;
+	q->due_at = BC_REORDER_BATCH;
 }
 
 void *bc_reorder_push(struct bc_reorder *q, uint64_t ktime)
@@ -61,6 +62,7 @@ int bc_reorder_flush(struct bc_reorder *q, bool all, int (*emit)(void *ctx, void
 	}
 	memmove(q->items, q->items + n * q->size, (q->n - n) * q->size);
 	q->n -= n;
+	q->due_at = q->n * 2 > BC_REORDER_BATCH ? q->n * 2 : BC_REORDER_BATCH;
 	return rc;
 }
 

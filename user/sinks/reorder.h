@@ -14,15 +14,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Items that may wait before a flush is due, at least. */
+#define BC_REORDER_BATCH 8192
+
 struct bc_reorder {
 	char *items;
 	size_t n, cap, size;
+	/*
+	 * A flush is due at this many items: twice what the last one left, so
+	 * a window that holds more than a batch (a dense stream) is not sorted
+	 * again for every item that comes.
+	 */
+	size_t due_at;
 	uint64_t newest, window_ns;
 	int (*cmp)(const void *a, const void *b); /* a total order, time first */
 };
 
 void bc_reorder_init(struct bc_reorder *q, size_t size, uint64_t window_ns,
 		     int (*cmp)(const void *a, const void *b));
+/* Whether enough items wait for a flush to be worth its sort. */
+static inline bool bc_reorder_due(const struct bc_reorder *q)
+{
+	return q->n >= q->due_at;
+}
+
 /* A zeroed slot at the end for an item of ktime (the caller fills it); NULL: no memory. */
 void *bc_reorder_push(struct bc_reorder *q, uint64_t ktime);
 /* The item pushed last; NULL when none waits. */

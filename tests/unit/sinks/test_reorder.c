@@ -113,11 +113,53 @@ static void an_error_stops_the_flush(void **state)
 	assert_null(q.items);
 }
 
+/* An emit that counts and frees, for more items than struct seen keeps. */
+static int count(void *ctx, void *p)
+{
+	free(((struct item *)p)->owned);
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+/*
+ * A window that holds more than a batch: once a flush leaves m items, the
+ * next is due at 2m, so a dense stream is not sorted again for each item.
+ */
+static void due_doubles_with_what_waits(void **state)
+{
+	struct bc_reorder q;
+	size_t emitted = 0;
+
+	(void)state;
+	bc_reorder_init(&q, sizeof(struct item), 1000000, cmp);
+	for (uint64_t i = 0; i + 1 < BC_REORDER_BATCH; i++)
+		push(&q, i, 1);
+	assert_false(bc_reorder_due(&q));
+	push(&q, BC_REORDER_BATCH - 1, 1);
+	assert_true(bc_reorder_due(&q));
+	/* all within the window of the newest: nothing leaves */
+	assert_int_equal(bc_reorder_flush(&q, false, count, &emitted), 0);
+	assert_int_equal(emitted, 0);
+	assert_false(bc_reorder_due(&q));
+	for (uint64_t i = 0; i + 1 < BC_REORDER_BATCH; i++)
+		push(&q, BC_REORDER_BATCH + i, 1);
+	assert_false(bc_reorder_due(&q)); /* 2 x 8192 - 1 wait */
+	/* one far newer: all but it can leave, and the next flush is due at a batch again */
+	push(&q, 5000000, 1);
+	assert_true(bc_reorder_due(&q));
+	assert_int_equal(bc_reorder_flush(&q, false, count, &emitted), 0);
+	assert_int_equal(emitted, 2 * BC_REORDER_BATCH - 1);
+	assert_int_equal(q.n, 1);
+	assert_int_equal(q.due_at, BC_REORDER_BATCH);
+	bc_reorder_free(&q, drop);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sorted_after_the_window),
 		cmocka_unit_test(an_error_stops_the_flush),
+		cmocka_unit_test(due_doubles_with_what_waits),
 	};
 
 	return cmocka_run_group_tests_name("reorder", tests, NULL, NULL);

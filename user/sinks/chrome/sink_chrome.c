@@ -36,9 +36,8 @@
 #include "bpfcollect/sysdecode.h"
 #include "chrome_events.h"
 
-/* How long a record waits for older ones from other CPUs, and how many may wait. */
-#define CHROME_WINDOW_NS    (50ull * 1000000)
-#define CHROME_FLUSH_EVENTS 8192
+/* How long a record waits for older ones from other CPUs. */
+#define CHROME_WINDOW_NS (50ull * 1000000)
 
 static void thread_release(void *entry, void *ctx)
 {
@@ -321,7 +320,7 @@ static int chrome_event(struct bc_sink *s, const struct bc_event *ev)
 	}
 	if (rc == 0)
 		rc = queue_events(c, h);
-	if (rc == 0 && c->q.n >= CHROME_FLUSH_EVENTS)
+	if (rc == 0 && bc_reorder_due(&c->q))
 		rc = bc_reorder_flush(&c->q, false, emit, c);
 	return rc;
 }

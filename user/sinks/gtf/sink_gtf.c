@@ -25,8 +25,7 @@
 #include "gtf_layout.h"
 #include "../reorder.h"
 
-#define WINDOW_NS     (50ull * 1000000)
-#define FLUSH_RECORDS 8192
+#define WINDOW_NS (50ull * 1000000)
 /* the longest data of one event: a record with captures, and the common fields */
 #define DATA_MAX (BC_CAPTURE_RECORD_MAX + 1024)
 
@@ -310,7 +309,7 @@ static int gtf_event(struct bc_sink *s, const struct bc_event *ev)
 	rc = bc_reorder_rec_push(&t->q, h, bytes, (size_t)n);
 	if (rc)
 		return rc;
-	return t->q.n >= FLUSH_RECORDS ? flush_pending(t, false) : 0;
+	return bc_reorder_due(&t->q) ? flush_pending(t, false) : 0;
 }
 
 static int gtf_begin(struct bc_sink *s, const struct bc_session *sess)

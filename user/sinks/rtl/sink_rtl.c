@@ -27,7 +27,6 @@
 #include "rtl_sink.h"
 
 #define WINDOW_NS   (50ull * 1000000)
-#define FLUSH_LINES 8192
 #define MSG_MAX	    2048
 #define ENTER_WORDS (BC_CAPTURE_RECORD_MAX / 8)
 
@@ -536,7 +535,7 @@ static int rtl_event(struct bc_sink *s, const struct bc_event *ev)
 	 * window of stream time, so a short process's file closes soon after
 	 * its exit (files open stay few however many processes come and go).
 	 */
-	if (!rc && (t->q.n >= FLUSH_LINES || t->q.newest >= t->flushed_at + WINDOW_NS)) {
+	if (!rc && (bc_reorder_due(&t->q) || t->q.newest >= t->flushed_at + WINDOW_NS)) {
 		t->flushed_at = t->q.newest;
 		rc = flush(t, false);
 	}

@@ -199,6 +199,7 @@ bench: $(BIN) $(TARGET_BINS) $(FLOOR)
 	tools/bench-untraced.sh $(O)
 	tools/bench-system.sh $(O)
 	tools/bench-memory.sh $(O)
+	tools/bench-convert.sh $(O)
 
 # ---------------------------------------------------------------- install
 # The manual pages are mdoc written by hand (man/): installed as they are.

@@ -129,7 +129,8 @@ test_detach_open_calls() {
 	"$TGT/calls" 1000000000 3 >/dev/null 2>&1 &
 	tp=$!
 	sleep 0.2
-	(cd "$d" && "$BC" record -q -t 1 -o t.er -f er -f prf-csv -u 'tgt_*' -P $tp >/dev/null 2>&1)
+	(cd "$d" && "$BC" record -q -t 1 --bufsize=32 -o t.er -f er -f prf-csv -u 'tgt_*' -P $tp \
+		>/dev/null 2>&1)
 	check_eq "record -P -t 1 exits 0" 0 $?
 	kill $tp
 	wait $tp 2>/dev/null
@@ -140,9 +141,20 @@ test_detach_open_calls() {
 	broken=$(prf_events "$d/t.csv" ErrRec 0x0101)
 	check "the busy target made calls ($entries entries)" test "$entries" -gt 10000
 	check_eq "no call ends as never returned (ErrRec 0x0101)" 0 "$broken"
-	check_eq "every entry has its return or is open at detach ($open)" "$entries" $((returns + open))
-	check "report has no call that never returned" \
-		bash -c "! grep -q 'never returned' <('$BC' report '$d/t.er' functions 2>&1)"
+	# Three busy threads on two CPUs can starve the agent past what the ring
+	# holds: then each lost record may leave one call unmatched, no more.
+	local lost diff
+	lost=$("$BC" report "$d/t.er" header | awk '$1 == "Events:" { print $4 }')
+	if [ "${lost:-0}" -eq 0 ]; then
+		check_eq "every entry has its return or is open at detach ($open)" "$entries" \
+			$((returns + open))
+		check "report has no call that never returned" \
+			bash -c "! grep -q 'never returned' <('$BC' report '$d/t.er' functions 2>&1)"
+	else
+		diff=$((entries - returns - open))
+		check "every entry has its return or is open at detach, but for the $lost lost records (off by $diff)" \
+			test "${diff#-}" -le "$lost"
+	fi
 	# -t 0.3 ends the recording inside main -> tgt_sleep (900 ms of sleeps)
 	(cd "$d" && "$BC" record -q -t 0.3 -o o.er -f er -f prf-csv -f rtl -u main -u 'tgt_*' \
 		-- "$TGT/offcpu" 300 >/dev/null 2>&1)

@@ -349,3 +349,21 @@ test_faults() {
 	done
 	rm -rf "$d"
 }
+
+test_closed_pipe() {
+	echo "# a reader that goes away: the recording ends on the write error, detached in order"
+	local before after rc
+	before=$(uprobe_links)
+	"$BC" record -f text -o - -u 'tgt_*' -- "$TGT/calls" 20000 1 2>cp.err | head -1 >cp.out
+	rc=${PIPESTATUS[0]}
+	check_eq "record exits 1, not killed by SIGPIPE (141)" 1 "$rc"
+	check "it says why, in one line" \
+		grep -qx 'bpfcollect: cannot write standard output: Broken pipe (its reader went away); .* counted as unwritten' cp.err
+	check_eq "the reader got the first line" 1 "$(wc -l <cp.out)"
+	after=$(uprobe_links)
+	check_eq "no uprobe link is left" "$before" "$after"
+	# the agent ignores SIGPIPE; the command it launches starts with it as it was
+	"$BC" record -q -o cp.er --syscalls=kill -- sh -c 'kill -PIPE $$; echo survived' >cp.sh.out 2>&1
+	check_eq "the launched command dies of SIGPIPE as it would alone (128 + 13)" 141 $?
+	check_eq "and never went on" "" "$(cat cp.sh.out)"
+}

@@ -97,6 +97,9 @@ int bc_launch_prepare(const char *path, char *const argv[], const sigset_t *sigm
 		if (read(release[0], &go, 1) != 1)
 			_exit(127);
 		sigprocmask(SIG_SETMASK, sigmask, NULL);
+		/* the agent ignores SIGPIPE (a closed output is an error it reports): not the
+		 * command */
+		signal(SIGPIPE, SIG_DFL);
 		execv(path, argv);
 		e = errno;
 		if (write(status[1], &e, sizeof(e)) != (ssize_t)sizeof(e))

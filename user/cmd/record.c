@@ -224,6 +224,12 @@ static int record_prepare(struct record_run *x)
 	sigset_t block;
 	int rc;
 
+	/*
+	 * A reader that goes away (record -f text | head) is a write error the
+	 * recording ends on, detaching in order, not a signal that kills the
+	 * agent between two steps.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
@@ -512,9 +518,12 @@ static int record_finish(struct record_run *x)
 	if (r->sink_error || rc < 0) {
 		int e = r->sink_error ? r->sink_error : rc;
 
-		bc_error("cannot write the experiment %s: %s%s; the data written so far is kept, "
-			 "and %" PRIu64 " records after it are counted as unwritten",
-			 x->exp_path, strerror(-e), e == -ENOSPC ? " (disk full)" : "",
+		bc_error("cannot write %s%s: %s%s; the data written so far is kept, and %" PRIu64
+			 " records after it are counted as unwritten",
+			 x->outputs.exp_path[0] ? "the experiment " : "", x->exp_path, strerror(-e),
+			 e == -ENOSPC  ? " (disk full)"
+			 : e == -EPIPE ? " (its reader went away)"
+				       : "",
 			 r->unwritten);
 		return e;
 	}

@@ -73,7 +73,7 @@ test_chrome() {
 test_chrome_kinds() {
 	echo "# -f chrome: clock samples, off-CPU intervals, heap and I/O"
 	rm -rf chk.er
-	"$BC" record -q -o chk.er -p hi --offcpu -H on -i on -- "$TGT/cpu" 0.3 >/dev/null 2>&1
+	"$BC" record -q -o chk.er -p hi --offcpu -H on -i on -S 0.1 -- "$TGT/cpu" 0.5 >/dev/null 2>&1
 	check_eq "record -p hi --offcpu -H on -i on exits 0" 0 $?
 	"$BC" convert chk.er -f chrome -o chk.json
 	"$BC" report chk.er events >chk.ev
@@ -85,6 +85,13 @@ test_chrome_kinds() {
 		"$(($(chrome_q chk.json count X heap) + $(chrome_q chk.json count i heap)))"
 	check_eq "I/O calls as slices" "$(awk '$6 == "io"' chk.ev | wc -l)" "$(chrome_q chk.json count X io)"
 	check_eq "every stack names frames that are there" ok "$(chrome_q chk.json frames)"
+	# cpu never sleeps: each interval it runs (user, system, tick-counted by
+	# /proc) or waits for a CPU (exact); 2 ticks of 10 ms either way at most
+	local counters low high
+	read -r counters low high <<<"$(chrome_q chk.json cpu_counters)"
+	check "overview samples (-S 0.1) are CPU % counters ($counters)" test "$counters" -ge 3
+	check "a busy thread's intervals add up to its time: user + system + waiting ($low..$high%)" \
+		awk -v l="$low" -v h="$high" 'BEGIN { exit !(l >= 80 && h <= 120) }'
 	check "the samples' frames name the target's functions" grep -q '"name":"tgt_spin_a"' chk.json
 	check_eq "every thread's complete events nest" ok "$(chrome_q chk.json nesting)"
 }

@@ -11,6 +11,8 @@ usage: chrome_check.py FILE QUERY [ARG]
   lost                the sum of the loss instants' counts
   ts_format           "ok" when every ts in the raw text has exactly three decimals
   frames              "ok" when every sf and parent names a stack frame
+  cpu_counters        how many CPU % counters; the lowest and highest user + system +
+                      waiting of each but the first (which runs from the process's start)
 """
 import json
 import re
@@ -49,6 +51,10 @@ def main():
                 print(e.get("args", {}).get(args[1], "-"))
     elif query == "lost":
         print(sum(e["args"]["count"] for e in events if e.get("cat") == "loss"))
+    elif query == "cpu_counters":
+        cpu = [e["args"] for e in events if e["ph"] == "C" and e["name"] == "CPU %"]
+        busy = [a["user"] + a["system"] + a["waiting for a CPU"] for a in cpu[1:]]
+        print(len(cpu), round(min(busy, default=0), 1), round(max(busy, default=0), 1))
     elif query == "frames":
         frames = doc.get("stackFrames", {})
         refs = [e["sf"] for e in events if "sf" in e] + [f["parent"] for f in frames.values() if "parent" in f]

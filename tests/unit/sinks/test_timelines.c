@@ -270,6 +270,52 @@ static void test_chrome_calls(void **state)
 	free(buf);
 }
 
+/* Overview samples: a counter of the CPU used since the process's last sample, or its start. */
+static void test_chrome_usage(void **state)
+{
+	static const char want[] =
+		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"bpfcollect\","
+		"\"command\":\"/opt/demo\",\"start_wall_ns\":50000001000},\n"
+		"\"traceEvents\":[\n"
+		/* 0.5 s user, 0.25 s system, 0.1 s waiting of the 2 s since its start */
+		"{\"ph\":\"C\",\"pid\":100,\"tid\":0,\"ts\":2000000.000,\"name\":\"CPU %\",\"cat\":"
+		"\"usage\",\"args\":{\"user\":25.0,\"system\":12.5,\"waiting for a CPU\":5.0}},\n"
+		/* one more second, all of it user */
+		"{\"ph\":\"C\",\"pid\":100,\"tid\":0,\"ts\":3000000.000,\"name\":\"CPU %\",\"cat\":"
+		"\"usage\",\"args\":{\"user\":100.0,\"system\":0.0,\"waiting for a CPU\":0.0}}\n"
+		/* then a sample whose counts went back (a reused pid's): no counter */
+		"],\n"
+		"\"stackFrames\":{}}\n";
+	struct bc_rec_usage u[3] = {0};
+	struct stream st;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	memset(&st, 0, sizeof(st));
+	bc_functab_init(&st.funcs);
+	for (int i = 0; i < 3; i++) {
+		u[i].h = (struct bc_rec_head){.size = sizeof(u[i]),
+					      .kind = BC_REC_USAGE,
+					      .pid = PID,
+					      .tid = PID,
+					      .ktime = T + (uint64_t)(2 + i) * NS};
+		u[i].create = T;
+	}
+	u[0].utime = NS / 2, u[0].stime = NS / 4, u[0].wait = NS / 10;
+	u[1].utime = NS / 2 + NS, u[1].stime = NS / 4, u[1].wait = NS / 10;
+	u[2].utime = 1, u[2].stime = NS, u[2].wait = NS;
+	_Static_assert(sizeof(st.recs[0]) >= sizeof(u[0]), "a usage record fits a stream slot");
+	memcpy(&st.recs[0], &u[0], sizeof(u[0]));
+	memcpy(&st.recs[1], &u[1], sizeof(u[1]));
+	memcpy(&st.recs[2], &u[2], sizeof(u[2]));
+	st.n = 3;
+	assert_string_equal(run(&st, bc_chrome_sink_new(f, NULL), f, &buf), want);
+	free(buf);
+}
+
 static void expect_folded(enum bc_folded_weight weight, const char *want)
 {
 	struct bc_folded_opts o = {.weight = weight};
@@ -324,10 +370,10 @@ static void test_folded_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json_strings),   cmocka_unit_test(test_json_us),
-		cmocka_unit_test(test_path_ids),       cmocka_unit_test(test_sys_merge),
-		cmocka_unit_test(test_chrome_calls),   cmocka_unit_test(test_folded_calls),
-		cmocka_unit_test(test_folded_options),
+		cmocka_unit_test(test_json_strings), cmocka_unit_test(test_json_us),
+		cmocka_unit_test(test_path_ids),     cmocka_unit_test(test_sys_merge),
+		cmocka_unit_test(test_chrome_calls), cmocka_unit_test(test_chrome_usage),
+		cmocka_unit_test(test_folded_calls), cmocka_unit_test(test_folded_options),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 

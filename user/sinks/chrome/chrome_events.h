@@ -26,6 +26,11 @@ struct chrome_thread {
 	struct chrome_buf args;	      /* the open calls' entry captures, outermost first */
 };
 
+/* A process's last usage sample, for the CPU counter's next rates. */
+struct chrome_usage {
+	uint64_t ktime, utime, stime, wait;
+};
+
 struct chrome_sink {
 	struct bc_sink base;
 	FILE *file; /* the output */
@@ -45,6 +50,7 @@ struct chrome_sink {
 	uint64_t profile_ns;	  /* a clock sample's weight; 0: no clock profile */
 	bool first;		  /* no event in the file yet (no comma before the next) */
 	struct bc_pidtab threads; /* by tid */
+	struct bc_pidtab usage;	  /* by pid */
 	struct bc_sys_merge calls;
 	struct chrome_buf ret;	     /* a return's captures */
 	struct bc_stack_names names; /* the stack frames of samples and off-CPU intervals */

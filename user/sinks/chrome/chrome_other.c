@@ -119,7 +119,8 @@ static int exit_event(struct chrome_sink *c, const struct bc_rec_exit *x)
 	fprintf(c->out, "\"code\":%" PRId32 ",\"cpu_ns\":%" PRIu64 "}}", x->exit_code,
 		(uint64_t)x->sum_exec);
 	bc_sys_merge_forget(&c->calls, x->h.tid);
-	if (bc_pidtab_exited(&c->threads, x->h.tid) < 0)
+	if (bc_pidtab_exited(&c->threads, x->h.tid) < 0 ||
+	    (proc && bc_pidtab_exited(&c->usage, x->h.pid) < 0))
 		return -ENOMEM;
 	return 0;
 }
@@ -271,13 +272,52 @@ static int lost_event(struct chrome_sink *c, const struct bc_rec_lost *l)
 	return 0;
 }
 
+/* a share of an interval, in percent with one decimal (over 100: several threads) */
+static void percent(FILE *out, const char *name, uint64_t part, uint64_t whole, bool first)
+{
+	uint64_t tenths = whole ? (uint64_t)((long double)part * 1000 / whole) : 0;
+
+	fprintf(out, "%s\"%s\":%" PRIu64 ".%" PRIu64, first ? "" : ",", name, tenths / 10,
+		tenths % 10);
+}
+
+/*
+ * An overview sample (-S) as a counter track of its process: the CPU it
+ * used since its last sample (or since it began), user and system, and the
+ * time its threads waited for a CPU, in percent of the interval.
+ */
+static int usage_counter(struct chrome_sink *c, const struct bc_rec_usage *u)
+{
+	struct chrome_usage *prev = bc_pidtab_find(&c->usage, u->h.pid);
+	uint64_t since = prev ? prev->ktime : u->create;
+
+	if (!prev) {
+		prev = bc_pidtab_add(&c->usage, u->h.pid);
+		if (!prev)
+			return -ENOMEM;
+	}
+	if (u->h.ktime > since && u->utime >= prev->utime && u->stime >= prev->stime &&
+	    u->wait >= prev->wait) {
+		uint64_t span = u->h.ktime - since;
+
+		chrome_event_head(c, u->h.pid, 0, "C", "CPU %", "usage", u->h.ktime);
+		fputs(",\"args\":{", c->out);
+		percent(c->out, "user", u->utime - prev->utime, span, true);
+		percent(c->out, "system", u->stime - prev->stime, span, false);
+		percent(c->out, "waiting for a CPU", u->wait - prev->wait, span, false);
+		fputs("}}", c->out);
+	}
+	*prev = (struct chrome_usage){u->h.ktime, u->utime, u->stime, u->wait};
+	return 0;
+}
+
 int chrome_other_event(struct chrome_sink *c, const struct bc_event *ev)
 {
 	const struct bc_rec_head *h = ev->rec;
 	const void *r = h;
 
 	if (h->kind == BC_REC_USAGE)
-		return 0; /* overview samples: the experiment's overview shows them */
+		return usage_counter(c, r);
 	if (h->kind == BC_REC_PROC_NAME) {
 		name_tracks(c, h->pid, h->tid);
 		return 0;

@@ -369,6 +369,7 @@ static void chrome_destroy(struct bc_sink *s)
 		fclose(c->out);
 	free(c->out_buf);
 	bc_pidtab_free(&c->threads);
+	bc_pidtab_free(&c->usage);
 	bc_sys_merge_free(&c->calls);
 	bc_stack_names_free(&c->names);
 	free(c->ret.v);
@@ -400,5 +401,6 @@ struct bc_sink *bc_chrome_sink_new(FILE *out, const char *exp)
 	bc_reorder_init(&c->q, sizeof(struct bc_reorder_rec), CHROME_WINDOW_NS, bc_reorder_rec_cmp);
 	c->names.exp = exp;
 	bc_pidtab_init(&c->threads, sizeof(struct chrome_thread), thread_release, NULL);
+	bc_pidtab_init(&c->usage, sizeof(struct chrome_usage), NULL, NULL);
 	return &c->base;
 }

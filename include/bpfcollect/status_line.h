@@ -10,9 +10,15 @@
  * cut down, never rounded up, so no redraw says more than the summary at
  * the end.
  *
- * On a terminal it is redrawn in place ("\r" LINE "\033[K"), at most four
- * times a second, cut to the terminal's width, and cleared ("\r\033[K")
- * before any other message and at the end. Forced (--status) onto a file
+ * On a terminal that knows its size (and is not TERM=dumb) the line has
+ * the bottom row to itself: the rows above it become the scroll region,
+ * as apt's progress bar does, so what the traced command prints scrolls
+ * above the line instead of running into it; each redraw saves the cursor,
+ * writes the bottom row and puts the cursor back. The region is given back
+ * and the row cleared at the end. On another terminal it is redrawn in
+ * place ("\r" LINE "\033[K") and cleared ("\r\033[K") before any other
+ * message and at the end. Either way at most four times a second, cut to
+ * the terminal's width. Forced (--status) onto a file
  * or pipe, each redraw is a line of its own ending in "\n", with no escape
  * sequences, at most 80 columns: a reader takes the last line as the
  * latest.
@@ -47,11 +53,13 @@ struct bc_status_sample {
 
 struct bc_status_line {
 	int fd;
-	bool on;	   /* drawn at all (bc_status_line_enable) */
-	bool tty;	   /* in place, cut to the terminal; else a line each */
-	bool drawn;	   /* tty: a line is up, to clear before other output */
-	uint64_t start_ns; /* tracing began: CLOCK_MONOTONIC */
-	uint64_t last_ns;  /* the last redraw, or start_ns */
+	bool on;		  /* drawn at all (bc_status_line_enable) */
+	bool tty;		  /* in place, cut to the terminal; else a line each */
+	bool drawn;		  /* tty: a line is up, to clear before other output */
+	bool may_pin;		  /* tty: the terminal takes a scroll region */
+	unsigned int pinned_rows; /* the bottom row is the line's, of so many; 0: not pinned */
+	uint64_t start_ns;	  /* tracing began: CLOCK_MONOTONIC */
+	uint64_t last_ns;	  /* the last redraw, or start_ns */
 	/* (time, events) of the last redraws, a ring: the rate is taken over them */
 	uint64_t win_ns[BC_STATUS_WINDOW], win_events[BC_STATUS_WINDOW];
 	size_t win_next, win_n;
@@ -98,8 +106,13 @@ bool bc_status_line_due(const struct bc_status_line *s, uint64_t now_ns);
  * it works out itself (it fills them in smp). 0 or -errno of the write.
  */
 int bc_status_line_draw(struct bc_status_line *s, struct bc_status_sample *smp, uint64_t now_ns);
-/* Clears a line that is up (a terminal's); nothing otherwise. Safe to call any time. */
+/*
+ * Before another message: clears a line drawn in place; a pinned line
+ * stays (messages scroll above it). Safe to call any time.
+ */
 void bc_status_line_clear(struct bc_status_line *s);
+/* The end: the scroll region given back, the line cleared, whichever way it was drawn. */
+void bc_status_line_end(struct bc_status_line *s);
 /* Bytes the agent wrote since init, the line's own left out; BC_STATUS_NO_BYTES if unknown. */
 uint64_t bc_status_line_bytes(const struct bc_status_line *s);
 

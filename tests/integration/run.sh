@@ -663,7 +663,7 @@ TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
 TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records bpf_frames closed_pipe"
 TESTS+=" chrome chrome_kinds folded"
 TESTS+=" man_pages completion install"
-TESTS+=" status_line status_tty status_lost"
+TESTS+=" status_line status_tty status_pinned status_lost"
 TESTS+=" viewer"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in

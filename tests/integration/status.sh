@@ -98,6 +98,38 @@ test_status_tty() {
 	check_eq "-q on a terminal: nothing at all" "" "$(tr -d '\r\n' <ttyq.out)"
 }
 
+# What a ROWS x COLS terminal shows after the bytes of FILE (tests/integration/lib/vt_screen.py).
+vt_screen() { # vt_screen ROWS COLS FILE
+	python3 "$HERE/lib/vt_screen.py" "$1" "$2" <"$3"
+}
+
+test_status_pinned() {
+	echo "# a terminal that knows its size: the line keeps the bottom row, the command's output scrolls above"
+	local cmd="i=0; while [ \$i -lt 30 ]; do i=\$((i+1)); echo line \$i; sleep 0.05; done"
+	TERM=xterm script -qc "stty rows 12 cols 100; '$BC' record -A off -o pin.er --syscalls=write \
+		-- sh -c '$cmd'" /dev/null </dev/null >pin.raw 2>&1
+	check_eq "record exits 0" 0 $?
+	# the screen just before the end: everything up to the region's release
+	local during end
+	during=$(LC_ALL=C awk 'BEGIN { RS = "\033\\[r"; ORS = "" } NR == 1 { print }' pin.raw)
+	printf '%s' "$during" >pin.during
+	check "while recording, the bottom row is the status line" \
+		bash -c "vt_screen() { python3 '$HERE/lib/vt_screen.py' \"\$@\"; }; vt_screen 12 100 <pin.during | sed -n 12p | grep -qE '^bpfcollect: [0-9]+\.[0-9] s  '"
+	check_eq "and above it only the command's lines, each whole" "" \
+		"$(vt_screen 12 100 pin.during | sed -n 1,11p | grep -vE '^(line [0-9]+|bpfcollect: .*recording syscalls only|)$')"
+	vt_screen 12 100 pin.raw >pin.screen
+	check_eq "at the end: the last line, the summary, and an empty bottom row" \
+		"line 30|bpfcollect: pin.er:|" \
+		"$(sed -n 10p pin.screen)|$(sed -n 11p pin.screen | cut -d' ' -f1-2)|$(sed -n 12p pin.screen)"
+	check_eq "no status line is left on the screen" "" "$(grep -E '^bpfcollect: [0-9]+\.[0-9] s' pin.screen)"
+	check "the scroll region is given back (ESC [ r) before the summary" \
+		grep -qaP '\x1b\[r\x1b8\x1b7\x1b\[12;1H\x1b\[2K\x1b8bpfcollect: pin.er: ' pin.raw
+	TERM=dumb script -qc "stty rows 12 cols 100; '$BC' record -A off -t 1 -o dumb.er -u 'tgt_*' \
+		-- '$TGT/calls' 200000 1 >/dev/null" /dev/null </dev/null >dumb.raw 2>&1
+	check "TERM=dumb: no scroll region, the line redrawn in place" \
+		bash -c "! grep -qa $'\033\\[1;11r' dumb.raw && grep -qaP '\rbpfcollect: \d+\.\d s  ' dumb.raw"
+}
+
 test_status_lost() {
 	echo "# a 1-page ring and a stalled agent: the line names the class that lost"
 	"$BC" record --status -A off --bufsize=1 -t 4 -o stl.er -u 'tgt_*' -- "$TGT/calls" 40000 1 \

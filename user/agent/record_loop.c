@@ -304,7 +304,7 @@ void bc_recorder_status_begin(struct recorder *r, bool records_on_tty)
 
 void bc_recorder_status_end(struct recorder *r)
 {
-	bc_status_line_clear(&r->status);
+	bc_status_line_end(&r->status);
 	bc_set_message_hook(NULL, NULL);
 }
 

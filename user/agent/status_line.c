@@ -218,8 +218,11 @@ void bc_status_line_init(struct bc_status_line *s, int fd, uint64_t start_ns)
 
 void bc_status_line_enable(struct bc_status_line *s, bool tty)
 {
+	const char *term = getenv("TERM");
+
 	s->on = true;
 	s->tty = tty;
+	s->may_pin = tty && term && term[0] && strcmp(term, "dumb");
 }
 
 bool bc_status_line_due(const struct bc_status_line *s, uint64_t now_ns)
@@ -287,20 +290,49 @@ static int put_out(struct bc_status_line *s, const char *buf, size_t len)
 	return 0;
 }
 
+/* The terminal's rows when the line can have the bottom one; 0: draw in place. */
+static unsigned int rows_of(const struct bc_status_line *s)
+{
+	struct winsize ws;
+
+	if (!s->may_pin || ioctl(s->fd, TIOCGWINSZ, &ws) < 0 || ws.ws_row < 3)
+		return 0;
+	return ws.ws_row;
+}
+
+/*
+ * The scroll region rows 1..rows-1 (its setting homes the cursor: saved and
+ * put back). The first time, a newline first makes room for the line, and
+ * the cursor goes back up into the region.
+ */
+static size_t pin(struct bc_status_line *s, char *buf, size_t len, unsigned int rows)
+{
+	int n = snprintf(buf, len, "%s\0337\033[1;%ur\0338%s", s->pinned_rows ? "" : "\n", rows - 1,
+			 s->pinned_rows ? "" : "\033[1A");
+
+	s->pinned_rows = rows;
+	return n > 0 ? (size_t)n : 0;
+}
+
 int bc_status_line_draw(struct bc_status_line *s, struct bc_status_sample *smp, uint64_t now_ns)
 {
-	char buf[BC_STATUS_LINE_MAX + 8];
-	size_t off = s->tty ? 1 : 0, n;
+	char buf[BC_STATUS_LINE_MAX + 64];
+	unsigned int rows = s->tty ? rows_of(s) : 0;
+	size_t n = 0;
 	int rc;
 
 	smp->elapsed_ns = now_ns > s->start_ns ? now_ns - s->start_ns : 0;
 	smp->rate = rate_of(s, smp->events, now_ns);
 	smp->bytes = bc_status_line_bytes(s);
-	buf[0] = '\r';
-	n = off + bc_status_format(buf + off, BC_STATUS_LINE_MAX, smp, width_of(s));
+	if (rows && rows != s->pinned_rows)
+		n = pin(s, buf, 40, rows); /* at first, and when the terminal was resized */
+	if (rows)
+		n += (size_t)snprintf(buf + n, 24, "\0337\033[%u;1H", rows);
+	else if (s->tty)
+		buf[n++] = '\r';
+	n += bc_status_format(buf + n, BC_STATUS_LINE_MAX, smp, width_of(s));
 	/* one write: another thread's message cannot land inside the line */
-	memcpy(buf + n, s->tty ? "\033[K" : "\n", s->tty ? 4 : 2);
-	n += s->tty ? 3 : 1;
+	n += (size_t)snprintf(buf + n, 8, "%s", rows ? "\033[K\0338" : s->tty ? "\033[K" : "\n");
 	s->last_ns = now_ns;
 	s->redraws++;
 	rc = put_out(s, buf, n);
@@ -314,8 +346,27 @@ int bc_status_line_draw(struct bc_status_line *s, struct bc_status_sample *smp, 
 
 void bc_status_line_clear(struct bc_status_line *s)
 {
-	if (!s->drawn)
+	if (!s->drawn || s->pinned_rows)
 		return;
 	s->drawn = false;
 	put_out(s, "\r\033[K", 4);
+}
+
+void bc_status_line_end(struct bc_status_line *s)
+{
+	char buf[64];
+	unsigned int rows = rows_of(s);
+	int n;
+
+	if (!s->pinned_rows) {
+		bc_status_line_clear(s);
+		return;
+	}
+	/* the whole screen scrolls again; the line's row, wherever it is now, is cleared */
+	n = snprintf(buf, sizeof(buf), "\0337\033[r\0338\0337\033[%u;1H\033[2K\0338",
+		     rows ? rows : s->pinned_rows);
+	s->pinned_rows = 0;
+	s->drawn = false;
+	if (n > 0)
+		put_out(s, buf, (size_t)n);
 }

@@ -82,6 +82,7 @@ struct recorder {
 	int root_status;
 	int sink_error;
 	uint64_t events, bad_records;
+	uint64_t ring_ktime;		 /* the newest time of a record drained from the ring */
 	struct bpf_link **profile_links; /* -p: one cpu-clock event per CPU */
 	size_t n_profile_links;
 	const char *exe; /* the launched program (its dynamic linker is hooked) */

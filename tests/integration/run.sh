@@ -657,7 +657,7 @@ compact_sums() {
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
 TESTS+=" bpftrace_counts demo naming lost args descendants experiment_files prf attach"
-TESTS+=" profile kernel system_wide offcpu_clock heap sync io formats exec_argv"
+TESTS+=" profile kernel system_wide offcpu_clock heap sync io busy_overview formats exec_argv"
 TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf permissions"
 TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
 TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records bpf_frames closed_pipe"

@@ -240,3 +240,19 @@ test_io() {
 	expect_error "report io of an experiment without an I/O trace" \
 		'has no I/O trace \(record it with -i on\)' "$BC" report noio.er io
 }
+
+test_busy_overview() {
+	echo "# overview samples keep coming while the agent is never done draining"
+	# slow formats behind a full-size ring: the drain always has records left
+	rm -rf bo.er bo.dump
+	"$BC" record -q -S 0.03 -t 0.6 -o bo.er -f er -f prf-dump -u 'tgt_*' \
+		-- "$TGT/calls" 300000 2 >/dev/null 2>&1
+	check_eq "record exits 0" 0 $?
+	# (a drain that waited for an empty ring took none here: 0 of 20)
+	rm -f bo.dump # 70-80 MB of dump: only its slowness was wanted
+	local samples
+	samples=$("$BC" report bo.er events | awk '$6 == "usage"' | wc -l)
+	check "a sample every 30 ms of the 0.6 s, half of them at least ($samples)" test "$samples" -ge 10
+	check "and the experiment's overview has them" \
+		test "$(grep -c 'label="periodic"' bo.er/log.xml)" -ge 10
+}

@@ -324,27 +324,49 @@ static void status_redraw(struct recorder *r)
 	bc_status_line_draw(&r->status, &smp, now);
 }
 
-/* An overview sample of every process being waited for (their last one comes at exit). */
-static void sample_usage(struct recorder *r)
+/*
+ * Overview samples of every process being waited for (their last one comes
+ * at exit), read from /proc when due and handed to the sinks once the ring
+ * has given every record older than them: when the ring is empty, or its
+ * records have passed the samples' time. A busy ring that never empties
+ * would otherwise keep every sample out.
+ */
+struct usage_batch {
+	struct bc_rec_usage *v;
+	size_t n, cap;
+	uint64_t ktime; /* when they were read */
+};
+
+static void usage_deliver(struct recorder *r, struct usage_batch *b)
 {
+	for (size_t i = 0; i < b->n; i++)
+		/* a record like any other: every sink sees it, the experiment keeps it */
+		bc_recorder_on_record(r, &b->v[i], sizeof(b->v[i]));
+	b->n = 0;
+}
+
+static void usage_read(struct recorder *r, struct usage_batch *b)
+{
+	usage_deliver(r, b); /* still waiting: the ring is that far behind */
+	b->ktime = bc_now_ns(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < r->live.n; i++) {
 		struct bc_usage u;
 
-		struct bc_rec_usage rec;
-
-		if (bc_usage_read((pid_t)r->live.pids[i], &u) < 0)
+		if (bc_usage_read((pid_t)r->live.pids[i], &u) < 0 ||
+		    BC_GROW(b->v, b->cap, b->n + 1))
 			continue;
-		/* a record like any other: every sink sees it, the experiment keeps it */
-		bc_usage_to_record(&u, r->live.pids[i], &rec);
-		bc_recorder_on_record(r, &rec, sizeof(rec));
+		bc_usage_to_record(&u, r->live.pids[i], &b->v[b->n++]);
 	}
 }
 
 int bc_recorder_on_ring(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
+	const struct bc_rec_head *h = data;
 	int rc = bc_recorder_on_record(r, data, size);
 
+	if (size >= sizeof(*h) && h->ktime > r->ring_ktime)
+		r->ring_ktime = h->ktime;
 	if (rc < 0)
 		return rc;
 	return --r->slice_left ? 0 : SLICE_FULL;
@@ -380,6 +402,7 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 	uint64_t stop_deadline = 0;
 	uint64_t next_sample =
 		bc_now_ns(CLOCK_MONOTONIC) + (uint64_t)r->opts->sample_ms * 1000000ULL;
+	struct usage_batch usage = {0};
 	bool more = false;
 	int rc = 0;
 
@@ -451,11 +474,12 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 		}
 		if (r->root_reaped)
 			bc_live_remove(&r->live, r->root_pid);
-		/* usage once the ring is emptied: the records before it are in the stream */
-		if (!more && r->opts->sample_ms && bc_now_ns(CLOCK_MONOTONIC) >= next_sample) {
-			sample_usage(r);
+		if (r->opts->sample_ms && bc_now_ns(CLOCK_MONOTONIC) >= next_sample) {
+			usage_read(r, &usage);
 			next_sample += (uint64_t)r->opts->sample_ms * 1000000ULL;
 		}
+		if (usage.n && (!more || r->ring_ktime >= usage.ktime))
+			usage_deliver(r, &usage);
 		/* Whole records reach the disk every tick, so `report` can follow a live run. */
 		rc = bc_sink_flush(r->sink);
 		if (rc < 0 && !r->sink_error)
@@ -474,10 +498,13 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 			break;
 	}
 out:
+	usage_deliver(r, &usage);
+	free(usage.v);
 	close(epfd);
 	return rc;
 fail:
 	rc = -errno;
+	free(usage.v);
 	close(epfd);
 	return rc;
 }

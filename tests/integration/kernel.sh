@@ -154,8 +154,16 @@ test_system_wide() {
 	done
 	check_eq "a subexperiment only for processes with user-level records (calls, samples)" \
 		yes "$s_ok"
-	check_eq "every one named from the records, none _unknown" "" \
-		"$(cd "$d/sys.er" && ls -d _unknown* 2>/dev/null)"
+	# A process whose fork and exec records were lost (a full ring) and that
+	# ended before anything else named it can only be _unknown_PID_N.
+	local proc_lost
+	proc_lost=$(awk '$6 == "lost" && $7 == "proc" { split($8, a, "="); n += a[2] } END { print n + 0 }' "$d/ev.txt")
+	if [ "$proc_lost" -eq 0 ]; then
+		check_eq "every one named from the records, none _unknown" "" \
+			"$(cd "$d/sys.er" && ls -d _unknown* 2>/dev/null)"
+	else
+		echo "# $proc_lost process records lost: unnamed subexperiments allowed"
+	fi
 	# Kernel symbols are read once: the founder holds them all; each subexperiment keeps only
 	# those its samples hit, so gprofng opens it in milliseconds, and names the same functions.
 	local subset=ok k

@@ -185,6 +185,14 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 			return rc;
 		}
 	}
+	/*
+	 * -k, -a: from here every new process has its fork record; one that
+	 * began before and is still running is noted now, while the probes
+	 * that give it a subexperiment (uprobes, samples) are not in yet. Noted
+	 * only after the programs load (that takes long), a short-lived
+	 * process begun meanwhile could be sampled, end, and stay unnamed.
+	 */
+	bc_recorder_note_running(r);
 	struct bc_attach_progs progs = {.entry = r->skel->progs.func_entry,
 					.ret = r->skel->progs.func_return,
 					.entry_cap = r->skel->progs.func_entry_cap,

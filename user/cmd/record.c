@@ -270,9 +270,10 @@ static int record_load(struct record_run *x)
 	    !(x->opts.system_wide || x->opts.kernel_exp))
 		bc_uprobe_warm_start(&r->warm);
 	/*
-	 * -k, -a: the processes running before the probes go in, and again
-	 * once they are (record_run): one that ends in between, after its
-	 * first record, is still named as it was.
+	 * -k, -a: the processes running before the probes go in, again once
+	 * the process tracepoints are (bc_recorder_setup_bpf), and once every
+	 * probe is (record_run): one that ends in between, after its first
+	 * record, is still named as it was.
 	 */
 	bc_recorder_note_running(r);
 	rc = bc_recorder_setup_bpf(r, x->err, sizeof(x->err));

@@ -36,36 +36,44 @@ viewer_leftovers() { # viewer_leftovers DIR
 	done
 }
 
-# Runs the driver on FILE and passes when it finds every NAME on the screen.
-# The screenshot goes to the artifacts; its one-line verdict, to the check's line.
+# Runs the driver on FILE in a work directory of its own: its output in VIEWER_OUT, its
+# status in VIEWER_RC, the directory in VIEWER_WD. The screenshot goes to the artifacts.
 VIEWER_RUNS=0
-viewer_shows() { # viewer_shows DESCRIPTION FILE SHOT NAME...
-	local d=$1 file=$2 shot=$3 out rc wd
-	shift 3
+viewer_run() { # viewer_run FILE SHOT NAME...
+	local file=$1 shot=$2
+	shift 2
 	VIEWER_RUNS=$((VIEWER_RUNS + 1))
-	wd="$WORK/viewer-wd.$VIEWER_RUNS"
-	out=$(node "$VIEWER_CHECK" --speedscope "$SPEEDSCOPE_STATIC" --workdir "$wd" \
+	VIEWER_WD="$WORK/viewer-wd.$VIEWER_RUNS"
+	VIEWER_OUT=$(node "$VIEWER_CHECK" --speedscope "$SPEEDSCOPE_STATIC" --workdir "$VIEWER_WD" \
 		--screenshot "$VIEWER_ART/$shot" "$file" "$@" 2>&1)
-	rc=$?
-	if [ $rc -eq 0 ]; then ok "$d: ${out#viewer-check: }"; else bad "$d: rc=$rc: ${out#viewer-check: }"; fi
-	viewer_no_leftovers "$wd" "$file"
+	VIEWER_RC=$?
 }
 
-# Runs the driver on FILE and passes when it fails (exit 1) with one line matching PATTERN.
-viewer_refuses() { # viewer_refuses DESCRIPTION PATTERN FILE SHOT NAME...
-	local d=$1 pat=$2 file=$3 shot=$4 out rc wd
-	shift 4
-	VIEWER_RUNS=$((VIEWER_RUNS + 1))
-	wd="$WORK/viewer-wd.$VIEWER_RUNS"
-	out=$(node "$VIEWER_CHECK" --speedscope "$SPEEDSCOPE_STATIC" --workdir "$wd" \
-		--screenshot "$VIEWER_ART/$shot" "$file" "$@" 2>&1)
-	rc=$?
-	if [ $rc -eq 1 ] && [ "$(grep -c . <<<"$out")" -eq 1 ] && grep -qE -- "$pat" <<<"$out"; then
-		ok "$d: ${out#viewer-check: }"
+# Passes when the driver finds every NAME on the screen; its one-line verdict goes to the check's line.
+viewer_shows() { # viewer_shows DESCRIPTION FILE SHOT NAME...
+	local d=$1 file=$2
+	shift 1
+	viewer_run "$@"
+	if [ $VIEWER_RC -eq 0 ]; then
+		ok "$d: ${VIEWER_OUT#viewer-check: }"
 	else
-		bad "$d: rc=$rc, output: $out"
+		bad "$d: rc=$VIEWER_RC: ${VIEWER_OUT#viewer-check: }"
 	fi
-	viewer_no_leftovers "$wd" "$file"
+	viewer_no_leftovers "$VIEWER_WD" "$file"
+}
+
+# Passes when the driver fails (exit 1) with one line matching PATTERN.
+viewer_refuses() { # viewer_refuses DESCRIPTION PATTERN FILE SHOT NAME...
+	local d=$1 pat=$2 file=$3
+	shift 2
+	viewer_run "$@"
+	if [ $VIEWER_RC -eq 1 ] && [ "$(grep -c . <<<"$VIEWER_OUT")" -eq 1 ] &&
+		grep -qE -- "$pat" <<<"$VIEWER_OUT"; then
+		ok "$d: ${VIEWER_OUT#viewer-check: }"
+	else
+		bad "$d: rc=$VIEWER_RC, output: $VIEWER_OUT"
+	fi
+	viewer_no_leftovers "$VIEWER_WD" "$file"
 }
 
 viewer_no_leftovers() { # viewer_no_leftovers WORKDIR FILE: the driver stopped all it started

@@ -47,6 +47,12 @@ struct {
 
 extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,
 				  __u64 flags) __ksym __weak;
+/*
+ * Set by the agent where the kernel has the kfunc above (6.12): a constant
+ * to the verifier, which then drops the call that older kernels cannot
+ * resolve. Without it strings are probe reads, which do not fault pages in.
+ */
+const volatile bool have_copy_user_str __weak = false;
 
 static __always_inline struct scratch *scratch_get(void)
 {
@@ -135,7 +141,7 @@ static __always_inline __u32 capture_one(struct scratch *s, __u32 off,
 		 * Room for one byte more than kept (plus the NUL): a string that
 		 * fills it was cut. Both calls return the length with the NUL.
 		 */
-		if (sleepable)
+		if (sleepable && have_copy_user_str)
 			n = bpf_copy_from_user_str(item + 1, (max_len + 2) & LEN_MASK,
 						   (void *)value, 0);
 		else

@@ -148,15 +148,21 @@ static __always_inline __u16 fd_fstype(long fd)
 	return bc_fs_type_of_magic(magic);
 }
 
+/*
+ * with_path is a constant at each call (open and its kin): the record's size
+ * then follows from it at compile time. Tested on path itself, a runtime
+ * value, older verifiers (6.1) lose which of the two sizes was reserved.
+ */
 static __always_inline void emit(void *ctx, struct pt_regs *regs, __u64 now, __u64 start, long nr,
-				 __u16 iotype, long fd, long ofd, long ret, const char *path)
+				 __u16 iotype, long fd, long ofd, long ret, const char *path,
+				 const bool with_path)
 {
 	struct bc_rec_io *rec;
 	__u32 name_len = 0, zero = 0;
 	struct ustack_work *w = bpf_map_lookup_elem(&io_stack_work, &zero);
 	__u64 n = 0;
 
-	if (path)
+	if (with_path)
 		rec = record_reserve(IO_REC_MAX, BC_REC_IO, BC_LOSS_IO, NULL, 0, now);
 	else
 		rec = record_reserve(IO_REC_STACK, BC_REC_IO, BC_LOSS_IO, NULL, 0, now);
@@ -183,8 +189,8 @@ static __always_inline void emit(void *ctx, struct pt_regs *regs, __u64 now, __u
 		__builtin_memcpy(rec->ips, w->ips, sizeof(w->ips));
 	}
 	rec->n_user = (__u16)n;
-	if (path) {
-		/* the kernel has just read the path: its page is present */
+	if (with_path) {
+		/* the kernel has just read the path: its page is present (NULL: a fault) */
 		long len = bpf_probe_read_user_str((char *)rec->ips + 8 * n, BC_PATH_LEN, path);
 
 		if (len > 0)
@@ -233,30 +239,30 @@ int BPF_PROG(io_sys_exit, struct pt_regs *regs, long ret)
 	case IO_READ:
 	case IO_WRITE:
 	case IO_CLOSE:
-		emit(ctx, regs, now, start, nr, cls, (long)regs->di, -1, ret, NULL);
+		emit(ctx, regs, now, start, nr, cls, (long)regs->di, -1, ret, NULL, false);
 		break;
 	case IO_OTHER:
-		emit(ctx, regs, now, start, nr, cls, other_fd(nr, regs), -1, ret, NULL);
+		emit(ctx, regs, now, start, nr, cls, other_fd(nr, regs), -1, ret, NULL, false);
 		break;
 	case IO_OPEN:
 		emit(ctx, regs, now, start, nr, BC_IO_OPEN, ret, -1, ret,
-		     (const char *)(nr == 2 || nr == 85 ? regs->di : regs->si));
+		     (const char *)(nr == 2 || nr == 85 ? regs->di : regs->si), true);
 		break;
 	case IO_DUP:
-		emit(ctx, regs, now, start, nr, BC_IO_OPEN, ret, (long)regs->di, ret, NULL);
+		emit(ctx, regs, now, start, nr, BC_IO_OPEN, ret, (long)regs->di, ret, NULL, false);
 		break;
 	case IO_NEWFD:
-		emit(ctx, regs, now, start, nr, BC_IO_OPEN, ret, -1, ret, NULL);
+		emit(ctx, regs, now, start, nr, BC_IO_OPEN, ret, -1, ret, NULL, false);
 		break;
 	case IO_FDPAIR:
 		if (ret < 0 || bpf_probe_read_user(fds, sizeof(fds),
 						   (void *)(nr == 53 ? regs->r10 : regs->di)) < 0) {
 			emit(ctx, regs, now, start, nr, BC_IO_OPEN, -1, -1, ret < 0 ? ret : -14,
-			     NULL);
+			     NULL, false);
 			break;
 		}
-		emit(ctx, regs, now, start, nr, BC_IO_OPEN, fds[0], -1, ret, NULL);
-		emit(ctx, regs, now, start, nr, BC_IO_OPEN, fds[1], -1, ret, NULL);
+		emit(ctx, regs, now, start, nr, BC_IO_OPEN, fds[0], -1, ret, NULL, false);
+		emit(ctx, regs, now, start, nr, BC_IO_OPEN, fds[1], -1, ret, NULL, false);
 		break;
 	}
 	return 0;

@@ -49,6 +49,7 @@
 #include "bpfcollect/cli.h"
 #include "bpfcollect/elf_symbols.h"
 #include "bpfcollect/exec_image.h"
+#include "bpfcollect/features.h"
 #include "bpfcollect/recorder.h"
 #include "bpfcollect/tracefs.h"
 #include "bpfcollect/uprobe_multi.h"
@@ -64,6 +65,11 @@ void bc_recorder_maps_choose(struct recorder *r, bool multi)
 	r->maps_mode = BC_MAPS_SYSCALL;
 	if (r->opts->system_wide || r->opts->kernel_exp || r->n_roots > BC_LDSO_ROOTS_MAX)
 		return;
+	/* the hook walks the process's mappings with an iterator older kernels lack */
+	if (!bc_feature_has(BC_FEAT_ITER_TASK_VMA)) {
+		bc_feature_note_fallback(BC_FEAT_ITER_TASK_VMA);
+		return;
+	}
 	r->tracefs_fd = bc_tracefs_open();
 	if (r->tracefs_fd >= 0) {
 		bc_tracefs_sweep(r->tracefs_fd);

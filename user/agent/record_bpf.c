@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "collect.skel.h"
 
+#include "bpfcollect/features.h"
 #include "bpfcollect/libcprobes.h"
 #include "bpfcollect/recorder.h"
 #include "bpfcollect/syscall_filter.h"
@@ -68,11 +70,38 @@ static void hand_to_detacher(struct recorder *r)
 	free(other);
 }
 
+/*
+ * Per-function perf uprobes (no uprobe_multi: 6.1) take a descriptor per
+ * probe, two per function: 1,000 functions pass the usual soft limit of
+ * 1,024 (seen on 6.1: "Too many open files"). The soft limit goes up to the
+ * hard one, as systemd advises programs that need many descriptors; a
+ * launched command was forked before this and keeps its own, and select()
+ * in it is safe.
+ */
+static void raise_open_files(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &lim);
+	}
+}
+
 int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 {
-	bool multi = !r->opts->no_multi && bc_uprobe_multi_supported();
+	enum bc_feature missing = bc_features_missing_required();
+	bool multi = !r->opts->no_multi && bc_feature_has(BC_FEAT_UPROBE_MULTI);
 	int rc;
 
+	raise_open_files();
+	if (missing != BC_FEAT_COUNT) {
+		snprintf(err, errlen,
+			 "this kernel has no %s, which every recording needs (%s); "
+			 "bpfcollect version --features lists what it has",
+			 bc_feature_name(missing), bc_feature_fallback(missing));
+		return -EOPNOTSUPP;
+	}
 	r->skel = collect_bpf__open();
 	if (!r->skel) {
 		rc = -errno;
@@ -91,6 +120,17 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 		entry_caps |= r->funcs.v[i].capture.n_entry > 0;
 		ret_caps |= r->funcs.v[i].capture.n_return > 0;
 	}
+	if ((entry_caps || ret_caps) && !bc_feature_has(BC_FEAT_SLEEPABLE)) {
+		snprintf(err, errlen,
+			 "--arg and --retval need sleepable uprobe programs, which this kernel "
+			 "lacks (since 6.0); record without them");
+		return -EOPNOTSUPP;
+	}
+	r->skel->rodata->have_copy_user_str = bc_feature_has(BC_FEAT_COPY_USER_STR);
+	if ((entry_caps || ret_caps) && !r->skel->rodata->have_copy_user_str)
+		bc_feature_note_fallback(BC_FEAT_COPY_USER_STR);
+	if (!r->opts->no_multi && !multi && r->funcs.n + r->heap_funcs.n + r->sync_funcs.n)
+		bc_feature_note_fallback(BC_FEAT_UPROBE_MULTI);
 	struct bpf_program *uprogs[] = {
 		r->skel->progs.func_entry,     r->skel->progs.func_return,
 		r->skel->progs.func_entry_cap, r->skel->progs.func_return_cap,
@@ -108,7 +148,9 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 		bpf_program__set_expected_attach_type(
 			r->skel->progs.ldso_debug_state,
 			(enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
-	/* The sleepable capture programs need a 6.12+ kfunc: load them only when used. */
+	/* Each program only where the recording uses it: a kernel may refuse one it does not. */
+	bpf_program__set_autoload(r->skel->progs.func_entry, r->funcs.n > 0);
+	bpf_program__set_autoload(r->skel->progs.func_return, r->funcs.n > 0);
 	bpf_program__set_autoload(r->skel->progs.func_entry_cap, entry_caps);
 	bpf_program__set_autoload(r->skel->progs.func_return_cap, ret_caps);
 	bpf_program__set_autoload(r->skel->progs.profile_sample, r->opts->profile_us > 0);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* bpfcollect: one binary, subcommands. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bpfcollect/cli.h"
+#include "bpfcollect/features.h"
 #include "bpfcollect/formats.h"
 
 static const char usage[] =
@@ -41,13 +43,20 @@ static const char usage[] =
 	"'bpfcollect COMMAND --help' describes each command. The manual: man bpfcollect,\n"
 	"man bpfcollect-record, man bpfcollect-report, ... (one page per command).\n";
 
-static const char version_usage[] = "usage: bpfcollect version [OPTIONS]\n"
-				    "\n"
-				    "Prints \"bpfcollect VERSION\".\n"
-				    "\n"
-				    "  -h, --help    this text\n";
+static const char version_usage[] =
+	"usage: bpfcollect version [OPTIONS]\n"
+	"\n"
+	"Prints \"bpfcollect VERSION\".\n"
+	"\n"
+	"  --features    then what the running kernel offers the BPF programs, one\n"
+	"                line per feature: yes, no (and the fallback a recording\n"
+	"                uses instead) or MISSING (every recording needs it)\n"
+	"  -h, --help    this text\n";
+
+enum { VERSION_FEATURES = 256 };
 
 static const struct option version_longopts[] = {
+	{"features", no_argument, NULL, VERSION_FEATURES},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -56,12 +65,17 @@ static const struct bc_cmd_opts version_cmd_opts = {"h", version_longopts, false
 
 static int cmd_version(int argc, char **argv)
 {
+	bool features = false;
 	int c;
 
 	optind = 1;
 	opterr = 0; /* our own one-line message */
 	while ((c = getopt_long(argc, argv, version_cmd_opts.shortopts, version_longopts, NULL)) !=
 	       -1) {
+		if (c == VERSION_FEATURES) {
+			features = true;
+			continue;
+		}
 		if (c == 'h') {
 			fputs(version_usage, stdout);
 			return 0;
@@ -75,6 +89,11 @@ static int cmd_version(int argc, char **argv)
 		return 2;
 	}
 	printf("bpfcollect %s\n", BPFCOLLECT_VERSION);
+	if (features && bc_features_print(stdout) < 0) {
+		bc_error("version --features: the kernel does not let this user load BPF programs, "
+			 "so it cannot be asked what it offers; run it as root");
+		return 1;
+	}
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #   make [O=build] [V=1]   build build/bpfcollect
 #   make check             unit tests (plain, ASan+UBSan, valgrind) and integration tests
 #   make viewers           install what the viewer test needs (chromium, speedscope)
+#   make kernels           install what the kernel matrix needs (qemu, Debian's 6.1 and 6.12)
 #   make demo              build the demo program, record it, report it
 #   make bench             cost and memory against the floor and the peers, side by side
 #   make install           PREFIX=/usr/local DESTDIR=: binary, manual pages, bash completion
@@ -81,7 +82,7 @@ BIN := $(O)/bpfcollect
 DEMO := $(O)/demo/bcdemo
 
 .PHONY: all check unit fuzz fuzz-check integration demo bench install uninstall vmlinux clean \
-	format deps viewers
+	format deps viewers kernels
 
 # A recipe that fails leaves no half-written target (an empty collect.o
 # would pass for up to date and fail the skeleton step ever after).
@@ -97,6 +98,12 @@ deps:
 # skipped, but under CI, where `make check` installs them first (tests/tests.mk).
 viewers:
 	tools/install-deps.sh --viewers
+
+# What the integration test `kernels` boots: qemu, and Debian's newest 6.1
+# and 6.12 kernel packages, cached in /var/cache/bpfcollect/kernels. Without
+# them that test is skipped, but under CI, where make check installs them first.
+kernels:
+	tools/install-deps.sh --kernels
 
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/bpfcollect/*.h) vmlinux/vmlinux.h
 	$(msg) BPF $@

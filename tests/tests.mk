@@ -82,7 +82,7 @@ integration: $(BIN) $(TARGET_BINS) $(TARGET_LIBS) $(DEMO) $(BPF_FRAMES)
 # under CI (CI set, and not 0, false or no: what the test itself checks) it
 # must run, and fails without them: there, make check installs them first.
 ifneq ($(filter-out 0 false no,$(CI)),)
-integration: viewers
+integration: viewers kernels
 endif
 
 check: unit fuzz-check integration

@@ -2,23 +2,29 @@
 # Installs what bpfcollect needs to build, test and benchmark, with apt-get,
 # only when something is missing. Safe to run again; needs root.
 #
-# usage: tools/install-deps.sh [--viewers]
+# usage: tools/install-deps.sh [--viewers] [--kernels]
 #   --viewers  also what the integration test `viewer` opens exports in:
 #              chromium and chromium-driver (apt), node and npm when missing,
 #              and speedscope's static build (npm package, pinned in
 #              tools/viewers.conf) in /var/cache/bpfcollect/viewers
+#   --kernels  also what the integration test `kernels` boots: qemu, busybox,
+#              kmod and cpio (apt), and the newest of Debian's 6.1 and 6.12
+#              kernel packages (apt-get download), made bootable by
+#              tools/kernel-vm.sh in /var/cache/bpfcollect/kernels
 set -eu
 
 viewers=0
+kernels=0
 for arg in "$@"; do
 	case $arg in
 	--viewers) viewers=1 ;;
+	--kernels) kernels=1 ;;
 	-h | --help)
 		sed -n '2,/^set -eu/{/^set/d;s/^# \{0,1\}//;p}' "$0"
 		exit 0
 		;;
 	*)
-		echo "install-deps: unknown option '$arg' (usage: tools/install-deps.sh [--viewers])" >&2
+		echo "install-deps: unknown option '$arg' (usage: tools/install-deps.sh [--viewers] [--kernels])" >&2
 		exit 2
 		;;
 	esac
@@ -82,6 +88,15 @@ if [ "$viewers" = 1 ]; then
 	have_cmd npm || need="$need npm"
 fi
 
+# The kernel matrix's guests: qemu under TCG, an initramfs of busybox and
+# the kernel's own modules (depmod, modprobe and cpio make it).
+if [ "$kernels" = 1 ]; then
+	have_cmd qemu-system-x86_64 || need="$need qemu-system-x86"
+	have_cmd busybox || need="$need busybox-static"
+	have_cmd depmod || need="$need kmod"
+	have_cmd cpio || need="$need cpio"
+fi
+
 # speedscope's static build, from its npm package at the pinned version,
 # into a fresh directory renamed into place: a run that stops half-way
 # leaves nothing that passes for an install. Needs npm.
@@ -123,9 +138,19 @@ install_speedscope() {
 	return $rc
 }
 
+# The kernels themselves: each series' newest package, fetched once.
+fetch_kernels() {
+	for series in ${KERNEL_SERIES:-6.1 6.12}; do
+		"$(dirname "$0")/kernel-vm.sh" fetch "$series" >/dev/null || return 1
+	done
+}
+
 viewers_done() { # the last step of every successful way out
 	if [ "$viewers" = 1 ]; then
 		install_speedscope || exit 1
+	fi
+	if [ "$kernels" = 1 ]; then
+		fetch_kernels || exit 1
 	fi
 	exit 0
 }

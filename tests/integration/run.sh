@@ -653,6 +653,8 @@ compact_sums() {
 . "$HERE/status.sh"
 # shellcheck source=tests/integration/viewer.sh
 . "$HERE/viewer.sh"
+# shellcheck source=tests/integration/kernels.sh
+. "$HERE/kernels.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
@@ -665,6 +667,7 @@ TESTS+=" chrome chrome_kinds folded"
 TESTS+=" man_pages completion install"
 TESTS+=" status_line status_tty status_pinned status_lost"
 TESTS+=" viewer"
+TESTS+=" matrix kernels"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in
 	*" $t "*) ;;

@@ -50,4 +50,13 @@ int bc_detacher_hand(struct bc_detacher *d, const int *fds, size_t n, bool retur
 /* The agent detaches itself: the detacher drops its references and exits. Idempotent. */
 void bc_detacher_release(struct bc_detacher *d);
 
+/*
+ * The agent goes without waiting for the detach: the detacher takes the
+ * links away in the safe order, as for a killed agent, in the background;
+ * the agent's own references are no longer the last ones, so dropping
+ * them returns at once. For links that take a grace period each to go.
+ * Idempotent.
+ */
+void bc_detacher_leave(struct bc_detacher *d);
+
 #endif /* BPFCOLLECT_DETACHER_H */

@@ -93,6 +93,7 @@ struct recorder {
 	size_t n_ldso_events;
 	pthread_t ldso_thread; /* BC_MAPS_TREE: makes them while the programs load */
 	bool ldso_thread_started;
+	bool detach_background; /* the detacher removes the probes after the agent has gone */
 	/* uprobe_multi links (PROCESS), inherited perf events (TREE) */
 	int ldso_fds[BC_LDSO_MAX * BC_LDSO_ROOTS_MAX];
 	size_t n_ldso_fds;

@@ -214,3 +214,13 @@ void bc_detacher_release(struct bc_detacher *d)
 	d->sock = -1;
 	d->pid = 0;
 }
+
+void bc_detacher_leave(struct bc_detacher *d)
+{
+	if (d->sock < 0)
+		return;
+	/* end of file without a word: it detaches as it would for a killed agent */
+	close(d->sock);
+	d->sock = -1;
+	d->pid = 0;
+}

@@ -262,7 +262,12 @@ void bc_recorder_unhook_ldso(struct recorder *r)
 	for (size_t i = 0; i < r->n_ldso_fds; i++)
 		close(r->ldso_fds[i]);
 	r->n_ldso_fds = 0;
-	for (size_t i = 0; i < r->n_ldso_events; i++) {
+	/*
+	 * Left to the detacher, the events are still in use, and removing one
+	 * would wait behind its detach for the kernel's trace-event lock: the
+	 * next recording's sweep removes them.
+	 */
+	for (size_t i = 0; i < r->n_ldso_events && !r->detach_background; i++) {
 		snprintf(event, sizeof(event), "ldso_%zu", i);
 		bc_tracefs_uprobe_remove(r->tracefs_fd, event);
 	}

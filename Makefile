@@ -207,6 +207,7 @@ bench: $(BIN) $(TARGET_BINS) $(FLOOR)
 	tools/bench-system.sh $(O)
 	tools/bench-memory.sh $(O)
 	tools/bench-convert.sh $(O)
+	tools/bench-kernels.sh $(O)
 
 # ---------------------------------------------------------------- install
 # The manual pages are mdoc written by hand (man/): installed as they are.

@@ -352,7 +352,13 @@ static void test_read_self(void **state)
 		usleep(2000);
 	assert_int_equal(bc_usage_read(getpid(), &c), 0);
 	assert_true(c.vctx >= b.vctx + 5);
-	assert_true(c.sleep >= b.sleep);
+	/*
+	 * Sleep is what the run time leaves after user, system and wait time,
+	 * and user and system time advance in clock ticks: the burn's last tick
+	 * may be counted only by the later read, so sleep may seem to shrink
+	 * by up to that tick (seen in a full check).
+	 */
+	assert_true(c.sleep + 2 * (uint64_t)(1000000000 / sysconf(_SC_CLK_TCK)) >= b.sleep);
 	assert_int_equal(c.sleep, c.rtime > c.utime + c.stime + c.wait
 					  ? c.rtime - c.utime - c.stime - c.wait
 					  : 0);

@@ -155,9 +155,10 @@ test_detach_open_calls() {
 		check "every entry has its return or is open at detach, but for the $lost lost records (off by $diff)" \
 			test "${diff#-}" -le "$lost"
 	fi
-	# -t 0.3 ends the recording inside main -> tgt_sleep (900 ms of sleeps)
+	# -t 0.3 ends the recording inside main -> tgt_sleep, the first of three
+	# 700 ms sleeps (with 300 ms ones the end fell between two calls in a full check)
 	(cd "$d" && "$BC" record -q -t 0.3 -o o.er -f er -f prf-csv -f rtl -u main -u 'tgt_*' \
-		-- "$TGT/offcpu" 300 >/dev/null 2>&1)
+		-- "$TGT/offcpu" 700 >/dev/null 2>&1)
 	check_eq "record -t 0.3 exits 0" 0 $?
 	check_eq "main and tgt_sleep are open at detach (PRF 0x0102 Rec)" "main tgt_sleep" \
 		"$(awk -F, '$1 == "Rec" && $6 == "0x0102" { print $18 }' "$d/o.csv" | sort | tr '\n' ' ' | sed 's/ $//')"

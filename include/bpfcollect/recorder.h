@@ -67,6 +67,8 @@ struct recorder {
 	struct bc_idmap at_start_by_pid; /* pid -> index + 1 */
 	struct bc_state state; /* what the stream said of the processes: the sinks' view */
 	uint32_t slice_left;   /* records the current drain slice may still take */
+	uint64_t
+		sample_due_ns; /* -S: when the next overview sample is due (ends a slice), 0 none */
 	struct bc_child child;
 	uint32_t root_pid;     /* the launched process, or the first one attached to */
 	const uint32_t *roots; /* the processes traced from the start: root_pid first */

@@ -32,9 +32,10 @@
  * until the ring is empty, which it never is while producers outpace the
  * agent; a callback's error stops it after that record.
  */
-#define DRAIN_SLICE   4096
-#define SLICE_FULL    (-EAGAIN)
-#define STOP_GRACE_NS (2ULL * 1000000000ULL)
+#define DRAIN_SLICE	     4096
+#define SLICE_FULL	     (-EAGAIN)
+#define SAMPLE_CHECK_RECORDS 64 /* records between looks at the clock for -S */
+#define STOP_GRACE_NS	     (2ULL * 1000000000ULL)
 
 uint64_t bc_now_ns(clockid_t clk)
 {
@@ -347,7 +348,6 @@ static void usage_deliver(struct recorder *r, struct usage_batch *b)
 
 static void usage_read(struct recorder *r, struct usage_batch *b)
 {
-	usage_deliver(r, b); /* still waiting: the ring is that far behind */
 	b->ktime = bc_now_ns(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < r->live.n; i++) {
 		struct bc_usage u;
@@ -369,7 +369,16 @@ int bc_recorder_on_ring(void *ctx, void *data, size_t size)
 		r->ring_ktime = h->ktime;
 	if (rc < 0)
 		return rc;
-	return --r->slice_left ? 0 : SLICE_FULL;
+	if (--r->slice_left == 0)
+		return SLICE_FULL;
+	/*
+	 * An overview sample falling due ends the slice: a slice of a busy
+	 * ring can outlast a short process, which was then never sampled.
+	 */
+	if (r->sample_due_ns && !(r->slice_left % SAMPLE_CHECK_RECORDS) &&
+	    bc_now_ns(CLOCK_MONOTONIC) >= r->sample_due_ns)
+		return SLICE_FULL;
+	return 0;
 }
 
 int bc_recorder_consume(struct recorder *r)
@@ -474,10 +483,18 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 		}
 		if (r->root_reaped)
 			bc_live_remove(&r->live, r->root_pid);
+		/*
+		 * One batch waits at a time: delivered before the ring has passed
+		 * its time, a batch would go to the sinks out of order, and the
+		 * live outputs would differ from the converted ones. A ring that
+		 * far behind skips the samples due meanwhile.
+		 */
 		if (r->opts->sample_ms && bc_now_ns(CLOCK_MONOTONIC) >= next_sample) {
-			usage_read(r, &usage);
+			if (!usage.n)
+				usage_read(r, &usage);
 			next_sample += (uint64_t)r->opts->sample_ms * 1000000ULL;
 		}
+		r->sample_due_ns = r->opts->sample_ms && !usage.n ? next_sample : 0;
 		if (usage.n && (!more || r->ring_ktime >= usage.ktime))
 			usage_deliver(r, &usage);
 		/* Whole records reach the disk every tick, so `report` can follow a live run. */
@@ -498,12 +515,17 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 			break;
 	}
 out:
+	r->sample_due_ns = 0;
+	/* what the ring holds was made before the batch was read: it goes first */
+	while (usage.n && bc_recorder_consume(r) > 0)
+		;
 	usage_deliver(r, &usage);
 	free(usage.v);
 	close(epfd);
 	return rc;
 fail:
 	rc = -errno;
+	r->sample_due_ns = 0;
 	free(usage.v);
 	close(epfd);
 	return rc;

@@ -74,7 +74,9 @@ test_matrix() {
 	seq 1 60000 >"$d/in.txt"
 	bpftrace -e "uprobe:$lz:lzma_code /comm == \"xz\"/ { @[pid] = count(); }" >"$d/bt.out" 2>&1 &
 	bt=$!
-	wait_for "$d/bt.out" Attaching
+	# bpftrace compiles its program first: under TCG that takes a while
+	for _ in $(seq 600); do grep -q Attaching "$d/bt.out" && break; sleep 0.1; done
+	sleep 0.3
 	(cd "$d" && "$BC" record -q -o xz.er -u 'liblzma:lzma_code' -- xz -T1 -c in.txt >in.xz 2>xz.err)
 	check_eq "xz, -u liblzma:lzma_code: exits 0" 0 $?
 	kill -INT $bt

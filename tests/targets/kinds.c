@@ -7,6 +7,11 @@
  * tgt_alloc calls malloc, calloc, realloc and free (heap); tgt_files
  * writes and reads DIR/kinds.out (I/O, syscalls); a forked child calls
  * tgt_child and exits (fork, exit, a descendant). Prints "pid P".
+ *
+ * kinds DIR LINGER_MS: then stays LINGER_MS more before it exits, asleep,
+ * so an overview sampler (-S) that runs behind still finds it alive: with
+ * heap probes in every process, the agent's own mallocs trap too, and on a
+ * slow machine it met the process only after its end (no usage record).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -94,8 +99,8 @@ int main(int argc, char **argv)
 	pthread_t waiter;
 	pid_t child;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: kinds DIR\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: kinds DIR [LINGER_MS]\n");
 		return 2;
 	}
 	printf("pid %d\n", (int)getpid());
@@ -117,5 +122,11 @@ int main(int argc, char **argv)
 	}
 	if (child < 0 || waitpid(child, NULL, 0) != child)
 		return 1;
+	if (argc == 3) {
+		long ms = atol(argv[2]);
+
+		hold = (struct timespec){ms / 1000, (ms % 1000) * 1000000};
+		nanosleep(&hold, NULL);
+	}
 	return 0;
 }

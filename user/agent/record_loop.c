@@ -332,23 +332,31 @@ static void status_redraw(struct recorder *r)
  * records have passed the samples' time. A busy ring that never empties
  * would otherwise keep every sample out.
  */
+/* Samples read, oldest first, each waiting until the ring has passed its time. */
 struct usage_batch {
 	struct bc_rec_usage *v;
 	size_t n, cap;
-	uint64_t ktime; /* when they were read */
 };
 
-static void usage_deliver(struct recorder *r, struct usage_batch *b)
+/* A ring this far behind skips the samples due meanwhile (records waiting, at most). */
+#define USAGE_WAITING_MAX 4096
+
+/* Hands the sinks the samples the ring has passed (all: every one). */
+static void usage_deliver(struct recorder *r, struct usage_batch *b, bool all)
 {
-	for (size_t i = 0; i < b->n; i++)
-		/* a record like any other: every sink sees it, the experiment keeps it */
+	size_t i = 0;
+
+	/* a record like any other: every sink sees it, the experiment keeps it */
+	for (; i < b->n && (all || b->v[i].h.ktime <= r->ring_ktime); i++)
 		bc_recorder_on_record(r, &b->v[i], sizeof(b->v[i]));
-	b->n = 0;
+	memmove(b->v, b->v + i, (b->n - i) * sizeof(*b->v));
+	b->n -= i;
 }
 
 static void usage_read(struct recorder *r, struct usage_batch *b)
 {
-	b->ktime = bc_now_ns(CLOCK_MONOTONIC);
+	if (b->n >= USAGE_WAITING_MAX)
+		return;
 	for (size_t i = 0; i < r->live.n; i++) {
 		struct bc_usage u;
 
@@ -484,19 +492,17 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 		if (r->root_reaped)
 			bc_live_remove(&r->live, r->root_pid);
 		/*
-		 * One batch waits at a time: delivered before the ring has passed
-		 * its time, a batch would go to the sinks out of order, and the
-		 * live outputs would differ from the converted ones. A ring that
-		 * far behind skips the samples due meanwhile.
+		 * Samples wait until the ring has passed their time: handed over
+		 * before, they would reach the sinks out of order, and the live
+		 * outputs would differ from the converted ones.
 		 */
 		if (r->opts->sample_ms && bc_now_ns(CLOCK_MONOTONIC) >= next_sample) {
-			if (!usage.n)
-				usage_read(r, &usage);
+			usage_read(r, &usage);
 			next_sample += (uint64_t)r->opts->sample_ms * 1000000ULL;
 		}
-		r->sample_due_ns = r->opts->sample_ms && !usage.n ? next_sample : 0;
-		if (usage.n && (!more || r->ring_ktime >= usage.ktime))
-			usage_deliver(r, &usage);
+		r->sample_due_ns = r->opts->sample_ms ? next_sample : 0;
+		if (usage.n)
+			usage_deliver(r, &usage, !more);
 		/* Whole records reach the disk every tick, so `report` can follow a live run. */
 		rc = bc_sink_flush(r->sink);
 		if (rc < 0 && !r->sink_error)
@@ -519,7 +525,7 @@ out:
 	/* what the ring holds was made before the batch was read: it goes first */
 	while (usage.n && bc_recorder_consume(r) > 0)
 		;
-	usage_deliver(r, &usage);
+	usage_deliver(r, &usage, true);
 	free(usage.v);
 	close(epfd);
 	return rc;

@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "bpfcollect/probe_site.h"
 #include "bpfcollect/record.h"
 
 #define BC_DEPTH_MASK (BC_MAX_DEPTH - 1)
@@ -253,6 +254,73 @@ static __always_inline void *record_reserve(__u32 size, __u16 kind, __u32 loss_c
 	}
 	fill_head(h, size, kind, ts, depth, now);
 	return h;
+}
+
+/*
+ * Probes armed in the traced tree share one cookie per trace event
+ * (bpfcollect/probe_site.h): the probe is told by its file offset. The
+ * agent sizes the map before load.
+ */
+const volatile bool sites_by_offset __weak = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct bc_site_key);
+	__type(value, struct bc_site);
+} probe_sites SEC(".maps") __weak;
+
+/* bpf_find_vma's callback: the address in *data becomes its file offset. */
+static long site_offset_of(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	__u64 *addr = data;
+
+	*addr = *addr - vma->vm_start + (vma->vm_pgoff << 12);
+	return 0;
+}
+
+/*
+ * The file offset of the probe that fired. A trace event's handler leaves
+ * what it dispatches (the probe, trace_uprobe, which holds the offset) in
+ * current->utask->vaddr while the program runs: three reads, no lock, and
+ * right for return probes too. A kernel without those types: the address
+ * hit (an entry's) through its mapping, which takes the mmap lock by trylock
+ * and fails while another thread of the process maps or unmaps memory.
+ */
+static __always_inline __s64 probe_offset(struct pt_regs *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 addr = PT_REGS_IP(ctx);
+
+	if (bpf_core_type_exists(struct uprobe_dispatch_data) &&
+	    bpf_core_field_exists(struct trace_uprobe, offset)) {
+		struct uprobe_dispatch_data *udd = (void *)BPF_CORE_READ(task, utask, vaddr);
+
+		return udd ? (__s64)BPF_CORE_READ(udd, tu, offset) : -1;
+	}
+	if (bpf_find_vma(task, addr, site_offset_of, &addr, 0))
+		return -1;
+	return (__s64)addr;
+}
+
+/*
+ * The id of the probe that fired: its cookie, or in the tree mode its
+ * site's. -1 when unknown (a return probe without the kernel's types).
+ */
+static __always_inline __s64 probe_id(struct pt_regs *ctx)
+{
+	struct bc_site_key key = {.event = (__u32)bpf_get_attach_cookie(ctx)};
+	const struct bc_site *site;
+	__s64 offset;
+
+	if (!sites_by_offset)
+		return key.event;
+	offset = probe_offset(ctx);
+	if (offset < 0)
+		return -1;
+	key.offset = (__u64)offset;
+	site = bpf_map_lookup_elem(&probe_sites, &key);
+	return site ? site->id : -1;
 }
 
 /* A quarter of the ring's size; the agent sets it before load. */

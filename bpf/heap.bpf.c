@@ -69,11 +69,16 @@ SEC("uprobe")
 int heap_entry(struct pt_regs *ctx)
 {
 	struct task_state *ts = traced_task_state_ex(true);
-	__u32 fn = (__u32)bpf_get_attach_cookie(ctx);
+	__s64 id;
+	__u32 fn;
 	__u64 now, sp = PT_REGS_SP(ctx);
 
 	if (!ts)
 		return 0;
+	id = probe_id(ctx);
+	if (id < 0)
+		return 0;
+	fn = (__u32)id;
 	if (ts->heap_depth && sp >= ts->heap_sp)
 		ts->heap_depth = 0;
 	if (fn == BC_HEAP_FN_FREE || fn == BC_HEAP_FN_MUNMAP) {

@@ -21,11 +21,16 @@ SEC("uprobe")
 int sync_entry(struct pt_regs *ctx)
 {
 	struct task_state *ts = traced_task_state_ex(true);
-	__u32 fn = (__u32)bpf_get_attach_cookie(ctx);
+	__s64 id;
+	__u32 fn;
 	__u64 sp = PT_REGS_SP(ctx);
 
 	if (!ts)
 		return 0;
+	id = probe_id(ctx);
+	if (id < 0)
+		return 0;
+	fn = (__u32)id;
 	if (ts->sync_depth && sp >= ts->sync_sp)
 		ts->sync_depth = 0;
 	if (ts->sync_depth++)

@@ -37,6 +37,7 @@ static __always_inline int do_entry(struct pt_regs *ctx, const bool captures)
 	struct task_state *ts;
 	__u32 depth, func_id;
 	struct scratch *s;
+	__s64 id;
 	__u64 now;
 
 	if (entries_stopped)
@@ -46,8 +47,11 @@ static __always_inline int do_entry(struct pt_regs *ctx, const bool captures)
 	if (!ts)
 		return 0;
 	now = bpf_ktime_get_ns();
+	id = probe_id(ctx);
+	if (id < 0)
+		return 0;
+	func_id = (__u32)id;
 	depth = ts->depth;
-	func_id = (__u32)bpf_get_attach_cookie(ctx);
 	ts->entry_ktime[depth & BC_DEPTH_MASK] = now;
 	ts->entry_sp[depth & BC_DEPTH_MASK] = PT_REGS_SP(ctx);
 	ts->entry_func[depth & BC_DEPTH_MASK] = func_id;
@@ -115,7 +119,18 @@ static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
 		ts->depth = 0;
 		return 0;
 	}
-	func_id = (__u32)bpf_get_attach_cookie(ctx);
+	/*
+	 * In the tree mode the return probe tells its function by its place;
+	 * where it cannot (see probe_offset), its frame does: uretprobes fire
+	 * in the order the calls return.
+	 */
+	if (sites_by_offset) {
+		__s64 id = probe_id(ctx);
+
+		func_id = id >= 0 ? (__u32)id : ts->entry_func[(depth - 1) & BC_DEPTH_MASK];
+	} else {
+		func_id = (__u32)bpf_get_attach_cookie(ctx);
+	}
 	/*
 	 * Once entries stop, calls made since have no frame: the return of one
 	 * comes with a stack pointer below the top frame's return point (the

@@ -4,20 +4,33 @@
 #
 #   tools/bench-untraced.sh BUILD_DIR        (run by `make bench`)
 #
-# A uprobe lives on the file, not on a process: every process running the
-# probed code traps into the kernel on each call, traced or not, and the
-# filter decides afterwards. Here a sleeping process is the one traced and
-# BUILD_DIR/tests/targets/bench (calls bench_hot() N times, prints the loop's
-# time) runs beside it, unrelated:
+# A uprobe lives on the file, not on a process: a probe armed for every
+# process makes each one running the probed code trap into the kernel on
+# each call, traced or not, and a filter decides afterwards. bpfcollect
+# arms its probes in the traced processes alone. Here a sleeping process is
+# the one traced and BUILD_DIR/tests/targets/bench (calls bench_hot() N
+# times, prints the loop's time) runs beside it, unrelated:
 #   untraced     no tracer at all
-#   bpfcollect   record -P SLEEPER -u BENCH:bench_hot (entry and return probes;
-#                the BPF filter drops the unrelated process's hits)
-#   bpfcollect-F record -P SLEEPER -F off -u ...: one process, no children to
-#                follow, so the probes are restricted to it in the kernel
+#   bpfcollect   record -P SLEEPER -u BENCH:bench_hot (entry and return
+#                probes, armed in the sleeper and the children it forks)
+#   bpfcollect-F record -P SLEEPER -F off -u ...: one process, no children
+#                to follow (an uprobe_multi link with its pid)
 #   bpftrace     uprobe + uretprobe on bench_hot with /pid == SLEEPER/
 # Runs are interleaved, BENCH_RUNS (default 3) times; medians are shown, and
 # the per-call overhead is (median loop time - untraced median) / N.
-# Environment: BENCH_CALLS (N, default 1000000), BENCH_RUNS.
+#
+# Then libc, which every process maps: BUILD_DIR/tests/targets/neighbour
+# loop (malloc/free pairs per second of its own CPU time) runs unrelated
+# while
+#   untraced     nothing records
+#   -H on        record -H on -- sleep: the heap probes, launched and
+#                followed (-F on, the default)
+#   libc -P      record -u libc:malloc -P SLEEPER (-F on)
+#   bpftrace     uprobe + uretprobe on libc's malloc with /pid == SLEEPER/
+# and its slowdown (untraced rate / rate) is shown; the goal for bpfcollect
+# is 1.05x at most: its probes are armed in the traced processes alone.
+# Environment: BENCH_CALLS (N, default 1000000), BENCH_RUNS,
+# BENCH_CPU_SECONDS (each malloc loop, default 1).
 set -u
 
 die() {
@@ -48,6 +61,9 @@ trap cleanup EXIT
 
 sleep 100000 &
 sleeper=$!
+neighbour=$build_dir/tests/targets/neighbour
+[ -x "$neighbour" ] || die "$neighbour missing: make $neighbour"
+libc=$(awk '$NF ~ /\/libc\.so/ { print $NF; exit }' /proc/$sleeper/maps)
 
 loop_ns() { "$target" "$calls" | sed -n 's/^elapsed_ns=//p'; }
 
@@ -115,4 +131,57 @@ for k in "${kinds[@]}"; do
 	fi
 	[ "$k" == untraced ] && per=-
 	printf "%-14s %14.1f %16s %10s\n" "$k" "$(awk -v m="$m" 'BEGIN { print m / 1e6 }')" "$per" "$ratio"
+done
+
+# The malloc loop beside a tracer of libc: pairs per CPU second.
+pairs() { "$neighbour" loop "${BENCH_CPU_SECONDS:-1}" | sed -n 's/^pairs_per_cpu_second //p'; }
+
+beside() {
+	case $1 in
+	untraced) pairs; return ;;
+	heap) "$bc" record -q -H on -o "$tmp/u.er" -- sleep 1000 2>"$tmp/err" & ;;
+	libc-P) "$bc" record -q -u libc:malloc -P "$sleeper" -o "$tmp/u.er" 2>"$tmp/err" & ;;
+	bpftrace)
+		command -v bpftrace >/dev/null && [ -n "$libc" ] || { echo skip; return; }
+		bpftrace -e "uprobe:$libc:malloc /pid == $sleeper/ { @e = count(); }
+			uretprobe:$libc:malloc /pid == $sleeper/ { @r = count(); }" \
+			>"$tmp/bt.out" 2>&1 &
+		;;
+	esac
+	agent=$!
+	for _ in $(seq 100); do
+		if [ "$1" == bpftrace ]; then grep -q "Attaching" "$tmp/bt.out" && break
+		else [ -d "$tmp/u.er" ] && break; fi
+		sleep 0.1
+	done
+	sleep 0.5
+	pairs
+	if [ "$1" == heap ]; then
+		pkill -P "$agent" -x sleep # its command ends, and the recording
+	else
+		kill -INT "$agent" 2>/dev/null
+	fi
+	wait "$agent" 2>/dev/null
+	agent=
+	rm -rf "$tmp/u.er"
+}
+
+nkinds=(untraced heap libc-P bpftrace)
+declare -A rates
+for ((r = 0; r < runs; r++)); do
+	for k in "${nkinds[@]}"; do
+		rates[$k]+="$(beside "$k") "
+	done
+done
+nbase=$(median <<<"${rates[untraced]}")
+[ -n "$nbase" ] || die "the untraced malloc loop failed"
+echo "== cost for an unrelated malloc/free loop while libc is traced elsewhere ($runs runs)"
+printf "%-14s %16s %10s\n" tracer "pairs/CPU s" slowdown
+for k in "${nkinds[@]}"; do
+	m=$(median <<<"${rates[$k]}")
+	if [ -z "$m" ]; then
+		printf "%-14s %16s\n" "$k" skipped
+		continue
+	fi
+	printf "%-14s %16s %10s\n" "$k" "$m" "$(awk -v m="$m" -v b="$nbase" 'BEGIN { printf "%.2fx", b / m }')"
 done

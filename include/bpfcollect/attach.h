@@ -12,6 +12,31 @@
 struct bpf_program;
 struct bpf_link;
 
+/*
+ * Where the kernel arms the probes (docs/design.md, "Safety"):
+ * - BC_ARM_MULTI: uprobe_multi links, one per object, kind and program, in
+ *   every process, or in one process alone (bc_attach_progs.pid);
+ * - BC_ARM_PERF: one perf uprobe per function and kind (kernels without
+ *   uprobe_multi), likewise everywhere or in one process;
+ * - BC_ARM_TREE: uprobe trace events kept to the traced processes and the
+ *   children they fork (bpfcollect/tree_probes.h); the entry programs tell
+ *   their function by its place (bpfcollect/probe_site.h).
+ */
+enum bc_arm_mode {
+	BC_ARM_MULTI,
+	BC_ARM_PERF,
+	BC_ARM_TREE,
+};
+
+/* BC_ARM_TREE: where the trace events go, and who arms them. */
+struct bc_arm_tree {
+	int tracefs_fd;	       /* our tracefs (bpfcollect/tracefs.h) */
+	int sites_fd;	       /* the probe_sites map */
+	const uint32_t *roots; /* the traced processes: each of their threads */
+	size_t n_roots;
+	bool inherit; /* and the children they fork (-F on) */
+};
+
 struct bc_attachment {
 	/* uprobe_multi links, one per object and kind: [0] entry, [1] return */
 	int *link_fds[2];
@@ -20,6 +45,10 @@ struct bc_attachment {
 	struct bpf_link **links[2];
 	size_t n_links[2];
 	size_t n_probes; /* functions probed (entry and return count once) */
+	/* BC_ARM_TREE: the trace events made (named g0, g1, ...), removed at detach */
+	uint32_t n_events;
+	int tracefs_fd; /* our own copy, when has_tracefs */
+	bool has_tracefs;
 };
 
 /* The programs serving functions without and with captures (--arg, --retval). */
@@ -36,18 +65,19 @@ struct bc_attach_progs {
 	int pid;
 	/* ids (< 64) whose functions get an entry probe only: bit id set */
 	uint64_t entry_only;
+	enum bc_arm_mode mode;
+	const struct bc_arm_tree *tree; /* BC_ARM_TREE */
 };
 
 /*
  * Attaches entry and return to every function of funcs: a function with
- * entry captures gets entry_cap, one with a return capture ret_cap. With
- * use_multi the programs must have been loaded with the uprobe_multi expected
- * attach type (one link per object, kind and program); otherwise
- * per-function perf uprobes carry the cookie. On error everything attached so
- * far is detached and err holds one line.
+ * entry captures gets entry_cap, one with a return capture ret_cap, armed
+ * as progs->mode says. BC_ARM_MULTI needs the programs loaded with the
+ * uprobe_multi expected attach type, the others without. On error
+ * everything attached so far is detached and err holds one line.
  */
 int bc_attach_functions(const struct bc_attach_progs *progs, const struct bc_functab *funcs,
-			bool use_multi, struct bc_attachment *att, char *err, size_t errlen);
+			struct bc_attachment *att, char *err, size_t errlen);
 
 /*
  * The same for another set of functions and programs, into the same
@@ -55,14 +85,16 @@ int bc_attach_functions(const struct bc_attach_progs *progs, const struct bc_fun
  * away before any entry probe. On error only this set's links are gone.
  */
 int bc_attach_more(const struct bc_attach_progs *progs, const struct bc_functab *funcs,
-		   bool use_multi, struct bc_attachment *att, char *err, size_t errlen);
+		   struct bc_attachment *att, char *err, size_t errlen);
 
 /*
  * Detaches everything. Return probes go first, all at once: each detach
  * waits for an SRCU grace period that the return probes' pending instances
  * hold up, and a traced process that keeps calling probed functions keeps
  * making new ones, so detaching an entry link (or one return link) while
- * other return links live can wait forever.
+ * other return links live can wait forever. Then the trace events go, if
+ * nothing else holds them (the detacher's copies: the next recording's
+ * sweep removes those).
  */
 void bc_detach_functions(struct bc_attachment *att);
 

@@ -90,6 +90,7 @@ struct recorder {
 	const char *exe; /* the launched program (its dynamic linker is hooked) */
 	/* mappings without sys_exit: the dynamic linkers' _dl_debug_state hooks */
 	enum bc_maps_mode maps_mode;
+	enum bc_arm_mode arm;	   /* where the uprobes are armed (bpfcollect/attach.h) */
 	int tracefs_fd;		   /* BC_MAPS_TREE: our tracefs; -1 without */
 	int ldso_ids[BC_LDSO_MAX]; /* BC_MAPS_TREE: the trace events' ids */
 	size_t n_ldso_events;

@@ -6,6 +6,7 @@
 #ifndef BPFCOLLECT_TRACEFS_H
 #define BPFCOLLECT_TRACEFS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -15,7 +16,16 @@
 int bc_tracefs_open(void);
 /* Adds the uprobe event bpfcollect_AGENTPID/event at path:offset; its id (> 0), or -errno. */
 int bc_tracefs_uprobe_add(int tfd, const char *event, const char *path, uint64_t offset);
-/* Removes it (its perf events closed first). */
+/*
+ * Adds a probe point at path:offset to the event, making it if new: a
+ * uprobe, or with retprobe a uretprobe (every point of one event the
+ * same). The points of one event share its perf events and their program.
+ */
+int bc_tracefs_uprobe_append(int tfd, const char *event, const char *path, uint64_t offset,
+			     bool retprobe);
+/* The event's id (> 0), for perf_event_open's config, or -errno. */
+int bc_tracefs_event_id(int tfd, const char *event);
+/* Removes it with all its probe points (its perf events closed first). */
 int bc_tracefs_uprobe_remove(int tfd, const char *event);
 /* Removes the events of agents that are gone (killed before they could). */
 void bc_tracefs_sweep(int tfd);

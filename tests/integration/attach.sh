@@ -110,9 +110,9 @@ test_attach() {
 	"$TGT/attach" 1 100 >pc.out 2>&1 &
 	tp=$!
 	wait_for pc.out '^ready'
-	"$BC" record -q -o end.er -u 'tgt_tick' -P $tp >/dev/null 2>end.err &
+	"$BC" record -o end.er -u 'tgt_tick' -P $tp >/dev/null 2>end.err &
 	rp=$!
-	sleep 0.5
+	wait_for end.err 'attached to'
 	kill -USR1 $tp
 	wait_for pc.out 'phase1 done'
 	kill -USR2 $tp

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,12 @@
 
 #include <bpf/libbpf.h>
 
+#include <bpf/bpf.h>
+
 #include "bpfcollect/attach.h"
+#include "bpfcollect/probe_site.h"
+#include "bpfcollect/tracefs.h"
+#include "bpfcollect/tree_probes.h"
 #include "bpfcollect/uprobe_multi.h"
 
 static int push_fd(struct bc_attachment *att, int kind, int fd)
@@ -113,6 +119,83 @@ static int attach_one_perf(const struct probe *p, int pid, struct bc_attachment 
 	return rc;
 }
 
+/* The probe points of one trace event: where each one is, for the entry programs. */
+static int add_points(const struct probe *ps, size_t n, const struct bc_arm_tree *t,
+		      const char *event, uint32_t number, char *err, size_t errlen)
+{
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		struct bc_site_key key = {.event = number,
+					  .offset = bc_func_probe_offset(ps[i].func)};
+		struct bc_site site = {.id = ps[i].func->id};
+
+		rc = bc_tracefs_uprobe_append(t->tracefs_fd, event, ps[i].func->object, key.offset,
+					      ps[i].kind == 1);
+		if (rc == 0 && bpf_map_update_elem(t->sites_fd, &key, &site, BPF_ANY) < 0)
+			rc = -errno;
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot add the %s probe of %s in %s: %s",
+				 ps[i].kind ? "return" : "entry", ps[i].func->name,
+				 ps[i].func->object, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One group as one trace event: its points, its keepers on every thread of
+ * every root, then its program (before that the breakpoints do nothing).
+ */
+static int attach_group_tree(const struct probe *ps, size_t n, const struct bc_arm_tree *t,
+			     struct bc_attachment *att, char *err, size_t errlen)
+{
+	uint32_t number = att->n_events;
+	struct bpf_link *carrier = NULL;
+	int rc, id, kind = ps[0].kind;
+	char event[32];
+
+	snprintf(event, sizeof(event), "g%u", number);
+	att->n_events++; /* removed at detach, whatever is made of it */
+	rc = add_points(ps, n, t, event, number, err, errlen);
+	if (rc < 0)
+		return rc;
+	id = bc_tracefs_event_id(t->tracefs_fd, event);
+	if (id < 0) {
+		snprintf(err, errlen, "cannot read the id of trace event %s: %s", event,
+			 strerror(-id));
+		return id;
+	}
+	rc = -ESRCH;
+	for (size_t i = 0; i < t->n_roots; i++) {
+		int one = bc_tree_keep_process(id, (pid_t)t->roots[i], t->inherit,
+					       &att->link_fds[kind], &att->n_link_fds[kind]);
+
+		if (one < 0 && one != -ESRCH) {
+			rc = one;
+			break;
+		}
+		if (one == 0 && !carrier) {
+			carrier = bc_tree_carry(ps[0].prog, id, (pid_t)t->roots[i], number);
+			one = carrier ? push_link(att, kind, carrier) : -errno;
+			if (one < 0 && carrier)
+				bpf_link__destroy(carrier);
+			if (one < 0) {
+				rc = one;
+				break;
+			}
+		}
+		if (one == 0)
+			rc = 0;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "cannot arm %zu %s probes of %s in the traced processes: %s",
+			 n, kind ? "return" : "entry", ps[0].func->object,
+			 rc == -ESRCH ? "they are gone" : strerror(-rc));
+	return rc;
+}
+
 /* Closes the links made after the first `keep` of each kind. */
 static void detach_after(struct bc_attachment *att, const size_t keep_fds[2],
 			 const size_t keep_links[2])
@@ -136,19 +219,29 @@ static void detach_after(struct bc_attachment *att, const size_t keep_fds[2],
 }
 
 int bc_attach_functions(const struct bc_attach_progs *progs, const struct bc_functab *funcs,
-			bool use_multi, struct bc_attachment *att, char *err, size_t errlen)
+			struct bc_attachment *att, char *err, size_t errlen)
 {
 	int rc;
 
 	memset(att, 0, sizeof(*att));
-	rc = bc_attach_more(progs, funcs, use_multi, att, err, errlen);
+	if (progs->mode == BC_ARM_TREE) {
+		/* a copy: the events are removed after the recording lets go of its own */
+		att->tracefs_fd = fcntl(progs->tree->tracefs_fd, F_DUPFD_CLOEXEC, 3);
+		if (att->tracefs_fd < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot keep tracefs open: %s", strerror(-rc));
+			return rc;
+		}
+		att->has_tracefs = true;
+	}
+	rc = bc_attach_more(progs, funcs, att, err, errlen);
 	if (rc < 0)
 		bc_detach_functions(att);
 	return rc;
 }
 
 int bc_attach_more(const struct bc_attach_progs *progs, const struct bc_functab *funcs,
-		   bool use_multi, struct bc_attachment *att, char *err, size_t errlen)
+		   struct bc_attachment *att, char *err, size_t errlen)
 {
 	size_t keep_fds[2] = {att->n_link_fds[0], att->n_link_fds[1]};
 	size_t keep_links[2] = {att->n_links[0], att->n_links[1]};
@@ -180,7 +273,10 @@ int bc_attach_more(const struct bc_attach_progs *progs, const struct bc_functab 
 		     strcmp(ps[end].func->object, ps[start].func->object) == 0;
 		     end++)
 			;
-		if (use_multi) {
+		if (progs->mode == BC_ARM_TREE) {
+			rc = attach_group_tree(ps + start, end - start, progs->tree, att, err,
+					       errlen);
+		} else if (progs->mode == BC_ARM_MULTI) {
 			rc = attach_group_multi(ps + start, end - start, progs->pid, att, err,
 						errlen);
 		} else {
@@ -257,8 +353,16 @@ static void detach_kind(struct bc_attachment *att, int kind)
 
 void bc_detach_functions(struct bc_attachment *att)
 {
+	char event[32];
+
 	detach_kind(att, 1); /* returns first: see attach.h */
 	detach_kind(att, 0);
+	for (uint32_t i = 0; i < att->n_events && att->has_tracefs; i++) {
+		snprintf(event, sizeof(event), "g%u", i);
+		bc_tracefs_uprobe_remove(att->tracefs_fd, event);
+	}
+	if (att->has_tracefs)
+		close(att->tracefs_fd);
 	for (int kind = 0; kind < 2; kind++) {
 		free(att->link_fds[kind]);
 		free(att->links[kind]);

@@ -61,7 +61,6 @@ void bc_recorder_maps_choose(struct recorder *r, bool multi)
 {
 	bool one = !r->opts->follow && r->n_roots == 1;
 
-	r->tracefs_fd = -1;
 	r->maps_mode = BC_MAPS_SYSCALL;
 	if (r->opts->system_wide || r->opts->kernel_exp || r->n_roots > BC_LDSO_ROOTS_MAX)
 		return;
@@ -70,9 +69,8 @@ void bc_recorder_maps_choose(struct recorder *r, bool multi)
 		bc_feature_note_fallback(BC_FEAT_ITER_TASK_VMA);
 		return;
 	}
-	r->tracefs_fd = bc_tracefs_open();
+	/* opened (and swept) by the recording when not -a or -k */
 	if (r->tracefs_fd >= 0) {
-		bc_tracefs_sweep(r->tracefs_fd);
 		r->maps_mode = BC_MAPS_TREE;
 	} else if (multi && one) {
 		r->maps_mode = BC_MAPS_PROCESS;

@@ -18,6 +18,7 @@
 #include "bpfcollect/libcprobes.h"
 #include "bpfcollect/recorder.h"
 #include "bpfcollect/syscall_filter.h"
+#include "bpfcollect/tracefs.h"
 #include "bpfcollect/uprobe_multi.h"
 
 /* Every uprobe link the detacher should hold: kind 1 the return probes', else the rest. */
@@ -88,6 +89,34 @@ static void raise_open_files(void)
 	}
 }
 
+/*
+ * Where the uprobes are armed (enum bc_arm_mode): in every process only for
+ * -a and -k; in one process alone by an uprobe_multi link's pid filter when
+ * there is one and no children to follow (the cheapest: the cookie names
+ * the function); otherwise trace events kept to the traced tree. Without
+ * tracefs the last falls back to every process, the BPF filter keeping
+ * the records to the traced ones, and says so.
+ */
+static enum bc_arm_mode choose_arm(struct recorder *r, bool multi)
+{
+	bool everywhere = r->opts->system_wide || r->opts->kernel_exp;
+	bool one = !r->opts->follow && r->n_roots == 1;
+
+	r->tracefs_fd = -1;
+	if (!everywhere) {
+		r->tracefs_fd = bc_tracefs_open();
+		if (r->tracefs_fd >= 0)
+			bc_tracefs_sweep(r->tracefs_fd);
+	}
+	if (everywhere || (multi && one))
+		return multi ? BC_ARM_MULTI : BC_ARM_PERF;
+	if (r->tracefs_fd >= 0)
+		return BC_ARM_TREE;
+	if (r->funcs.n + r->heap_funcs.n + r->sync_funcs.n)
+		bc_feature_note_fallback(BC_FEAT_TRACEFS);
+	return multi ? BC_ARM_MULTI : BC_ARM_PERF;
+}
+
 int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 {
 	enum bc_feature missing = bc_features_missing_required();
@@ -137,8 +166,9 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 		r->skel->progs.heap_entry,     r->skel->progs.heap_return,
 		r->skel->progs.sync_entry,     r->skel->progs.sync_return};
 
+	r->arm = choose_arm(r, multi);
 	for (size_t i = 0; i < sizeof(uprogs) / sizeof(uprogs[0]); i++)
-		if (multi)
+		if (r->arm == BC_ARM_MULTI)
 			bpf_program__set_expected_attach_type(
 				uprogs[i], (enum bpf_attach_type)BC_BPF_TRACE_UPROBE_MULTI);
 	bc_recorder_maps_choose(r, multi);
@@ -173,6 +203,12 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	bpf_program__set_autoload(r->skel->progs.sys_exit, r->opts->syscalls);
 	bpf_program__set_autoload(r->skel->progs.maps_exit, bc_recorder_maps_by_syscall(r));
 	bpf_program__set_autoload(r->skel->progs.ldso_debug_state, !bc_recorder_maps_by_syscall(r));
+	/* The tree's probes by their place (bpfcollect/probe_site.h): entry and return. */
+	size_t n_sites = 2 * (r->funcs.n + r->heap_funcs.n + r->sync_funcs.n);
+
+	r->skel->rodata->sites_by_offset = r->arm == BC_ARM_TREE;
+	bpf_map__set_max_entries(r->skel->maps.probe_sites,
+				 r->arm == BC_ARM_TREE && n_sites ? (uint32_t)n_sites : 1);
 	/* One capture slot per function id (an array map cannot be empty). */
 	bpf_map__set_max_entries(r->skel->maps.capture_specs,
 				 r->funcs.n ? (uint32_t)r->funcs.n : 1);
@@ -235,34 +271,45 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	 * process begun meanwhile could be sampled, end, and stay unnamed.
 	 */
 	bc_recorder_note_running(r);
+	struct bc_arm_tree tree = {.tracefs_fd = r->tracefs_fd,
+				   .sites_fd = bpf_map__fd(r->skel->maps.probe_sites),
+				   .roots = r->roots,
+				   .n_roots = r->n_roots,
+				   .inherit = r->opts->follow};
 	struct bc_attach_progs progs = {.entry = r->skel->progs.func_entry,
 					.ret = r->skel->progs.func_return,
 					.entry_cap = r->skel->progs.func_entry_cap,
-					.ret_cap = r->skel->progs.func_return_cap};
+					.ret_cap = r->skel->progs.func_return_cap,
+					.mode = r->arm,
+					.tree = &tree};
 
 	/*
 	 * One process and no children to follow: the kernel can keep the
 	 * probes to it, and other processes running the same code pay nothing.
 	 * Followed children have their own mm, which that filter would miss.
 	 */
-	if (!r->opts->system_wide && !r->opts->follow && r->n_roots == 1)
+	if (!r->opts->system_wide && !r->opts->kernel_exp && !r->opts->follow && r->n_roots == 1)
 		progs.pid = (int)r->roots[0];
-	rc = bc_attach_functions(&progs, &r->funcs, multi, &r->att, err, errlen);
+	rc = bc_attach_functions(&progs, &r->funcs, &r->att, err, errlen);
 	if (rc < 0)
 		return rc;
 	/* -H, -s: the libc functions, with their own programs, into the same attachment. */
 	struct bc_attach_progs heap = {.entry = r->skel->progs.heap_entry,
 				       .ret = r->skel->progs.heap_return,
 				       .pid = progs.pid,
-				       .entry_only = bc_libc_entry_only(BC_LIBC_HEAP)};
+				       .entry_only = bc_libc_entry_only(BC_LIBC_HEAP),
+				       .mode = r->arm,
+				       .tree = &tree};
 	struct bc_attach_progs sync = {.entry = r->skel->progs.sync_entry,
 				       .ret = r->skel->progs.sync_return,
 				       .pid = progs.pid,
-				       .entry_only = bc_libc_entry_only(BC_LIBC_SYNC)};
+				       .entry_only = bc_libc_entry_only(BC_LIBC_SYNC),
+				       .mode = r->arm,
+				       .tree = &tree};
 
-	rc = bc_attach_more(&heap, &r->heap_funcs, multi, &r->att, err, errlen);
+	rc = bc_attach_more(&heap, &r->heap_funcs, &r->att, err, errlen);
 	if (rc == 0)
-		rc = bc_attach_more(&sync, &r->sync_funcs, multi, &r->att, err, errlen);
+		rc = bc_attach_more(&sync, &r->sync_funcs, &r->att, err, errlen);
 	if (rc < 0)
 		return rc;
 	rc = bc_recorder_hook_ldso(r);

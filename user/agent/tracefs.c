@@ -76,19 +76,24 @@ static int write_events(int tfd, const char *line)
 	return rc;
 }
 
-int bc_tracefs_uprobe_add(int tfd, const char *event, const char *path, uint64_t offset)
+int bc_tracefs_uprobe_append(int tfd, const char *event, const char *path, uint64_t offset,
+			     bool retprobe)
 {
-	char line[4200], idpath[256], buf[32];
-	int fd, rc, id;
-	ssize_t n;
+	char line[4200];
 
 	if (strpbrk(path, " \t\n") ||
-	    snprintf(line, sizeof(line), "p:%s%d/%s %s:0x%" PRIx64 "\n", GROUP_PREFIX,
-		     (int)getpid(), event, path, offset) >= (int)sizeof(line))
+	    snprintf(line, sizeof(line), "%c:%s%d/%s %s:0x%" PRIx64 "\n", retprobe ? 'r' : 'p',
+		     GROUP_PREFIX, (int)getpid(), event, path, offset) >= (int)sizeof(line))
 		return -EINVAL; /* the events file splits on spaces */
-	rc = write_events(tfd, line);
-	if (rc < 0)
-		return rc;
+	return write_events(tfd, line);
+}
+
+int bc_tracefs_event_id(int tfd, const char *event)
+{
+	char idpath[256], buf[32];
+	int fd, id;
+	ssize_t n;
+
 	snprintf(idpath, sizeof(idpath), "events/%s%d/%s/id", GROUP_PREFIX, (int)getpid(), event);
 	fd = openat(tfd, idpath, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -100,6 +105,13 @@ int bc_tracefs_uprobe_add(int tfd, const char *event, const char *path, uint64_t
 	buf[n] = '\0';
 	id = atoi(buf);
 	return id > 0 ? id : -EIO;
+}
+
+int bc_tracefs_uprobe_add(int tfd, const char *event, const char *path, uint64_t offset)
+{
+	int rc = bc_tracefs_uprobe_append(tfd, event, path, offset, false);
+
+	return rc < 0 ? rc : bc_tracefs_event_id(tfd, event);
 }
 
 int bc_tracefs_uprobe_remove(int tfd, const char *event)
@@ -125,9 +137,10 @@ void bc_tracefs_sweep(int tfd)
 		char event[200];
 		int pid;
 
-		/* "p:bpfcollect_PID/NAME PATH:OFFSET" of an agent no longer alive */
-		if (sscanf(line, "p:" GROUP_PREFIX "%d/%199[^ ]", &pid, event) != 2 || pid <= 0 ||
-		    kill(pid, 0) == 0 || errno != ESRCH)
+		/* "p:bpfcollect_PID/NAME PATH:OFFSET" (or r:) of an agent no longer alive */
+		if ((line[0] != 'p' && line[0] != 'r') ||
+		    sscanf(line + 1, ":" GROUP_PREFIX "%d/%199[^ ]", &pid, event) != 2 ||
+		    pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(gone, sizeof(gone), "-:" GROUP_PREFIX "%d/%s\n", pid, event);
 		write_events(tfd, gone);

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Probes armed in the traced processes alone (user/agent/tree_probes.c):
+ * every probe of one object and one program is a probe point of one uprobe
+ * trace event, so all of them share the event's one BPF cookie, the
+ * event's number. The entry programs tell the probe by its place: the file
+ * offset of the address it hit, looked up with the event's number in the
+ * probe_sites map, which the agent fills before it arms anything.
+ *
+ * Shared by bpf/ (vmlinux.h) and user/ (<linux/types.h>).
+ */
+#ifndef BPFCOLLECT_PROBE_SITE_H
+#define BPFCOLLECT_PROBE_SITE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+struct bc_site_key {
+	__u32 event; /* the trace event's number, its probes' BPF cookie */
+	__u32 pad;
+	__u64 offset; /* file offset of the probed instruction */
+};
+
+struct bc_site {
+	__u32 id; /* what the cookie carries in the other modes: function id, heap or sync fn */
+	__u32 pad;
+};
+
+#endif

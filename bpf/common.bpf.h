@@ -56,6 +56,9 @@ struct task_state {
 	__u64 io_start;
 	__u32 io_nr;
 	__u32 io_pad;
+	/* probe_site's key and answer (and frame_over's slot): off the stack */
+	struct bc_site_key site_key;
+	struct bc_site site;
 };
 
 /* The agent sizes it (power of two, multiple of the page size) before load. */
@@ -270,57 +273,56 @@ struct {
 	__type(value, struct bc_site);
 } probe_sites SEC(".maps") __weak;
 
-/* bpf_find_vma's callback: the address in *data becomes its file offset. */
-static long site_offset_of(struct task_struct *task, struct vm_area_struct *vma, void *data)
-{
-	__u64 *addr = data;
-
-	*addr = *addr - vma->vm_start + (vma->vm_pgoff << 12);
-	return 0;
-}
-
 /*
  * The file offset of the probe that fired. A trace event's handler leaves
  * what it dispatches (the probe, trace_uprobe, which holds the offset) in
  * current->utask->vaddr while the program runs: three reads, no lock, and
- * right for return probes too. A kernel without those types: the address
- * hit (an entry's) through its mapping, which takes the mmap lock by trylock
- * and fails while another thread of the process maps or unmaps memory.
+ * right for return probes too. (The hit address through its mapping,
+ * bpf_find_vma, takes the mmap lock by trylock and fails while another
+ * thread of the process maps memory: an attach test lost 9% of its calls.)
  */
-static __always_inline __s64 probe_offset(struct pt_regs *ctx)
+static __always_inline __s64 probe_offset(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 addr = PT_REGS_IP(ctx);
+	struct uprobe_dispatch_data *udd = (void *)BPF_CORE_READ(task, utask, vaddr);
 
-	if (bpf_core_type_exists(struct uprobe_dispatch_data) &&
-	    bpf_core_field_exists(struct trace_uprobe, offset)) {
-		struct uprobe_dispatch_data *udd = (void *)BPF_CORE_READ(task, utask, vaddr);
-
-		return udd ? (__s64)BPF_CORE_READ(udd, tu, offset) : -1;
-	}
-	if (bpf_find_vma(task, addr, site_offset_of, &addr, 0))
-		return -1;
-	return (__s64)addr;
+	return udd ? (__s64)BPF_CORE_READ(udd, tu, offset) : -1;
 }
 
 /*
- * The id of the probe that fired: its cookie, or in the tree mode its
- * site's. -1 when unknown (a return probe without the kernel's types).
+ * What the probe that fired is, into ts->site: its cookie says, or in the
+ * tree mode its place. False when unknown. The key and the answer live in
+ * the thread's storage: a uprobe program's frame must stay under 64 bytes
+ * (see capture_one_task).
  */
-static __always_inline __s64 probe_id(struct pt_regs *ctx)
+static __always_inline bool probe_site(struct pt_regs *ctx, struct task_state *ts)
 {
-	struct bc_site_key key = {.event = (__u32)bpf_get_attach_cookie(ctx)};
+	__u64 cookie = bpf_get_attach_cookie(ctx);
 	const struct bc_site *site;
 	__s64 offset;
 
-	if (!sites_by_offset)
-		return key.event;
-	offset = probe_offset(ctx);
+	if (!sites_by_offset) {
+		ts->site.id = (__u32)cookie;
+		ts->site.kind = (__u32)(cookie >> BC_COOKIE_KIND_SHIFT);
+		return true;
+	}
+	offset = probe_offset();
 	if (offset < 0)
-		return -1;
-	key.offset = (__u64)offset;
-	site = bpf_map_lookup_elem(&probe_sites, &key);
-	return site ? site->id : -1;
+		return false;
+	ts->site_key.event = (__u32)cookie;
+	ts->site_key.pad = 0;
+	ts->site_key.offset = (__u64)offset;
+	site = bpf_map_lookup_elem(&probe_sites, &ts->site_key);
+	if (!site)
+		return false;
+	ts->site = *site;
+	return true;
+}
+
+/* The id alone, -1 when unknown: for probes that are entries only (heap, sync). */
+static __always_inline __s64 probe_id(struct pt_regs *ctx, struct task_state *ts)
+{
+	return probe_site(ctx, ts) ? ts->site.id : -1;
 }
 
 /* A quarter of the ring's size; the agent sets it before load. */

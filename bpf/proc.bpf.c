@@ -4,7 +4,7 @@
  * traced processes join traced_pids here, in the parent's fork, before the
  * child first runs: nothing a descendant does can be missed.
  */
-#include "common.bpf.h"
+#include "frames.bpf.h"
 
 /* -F off: children are reported but not traced. */
 const volatile bool follow_children = true;
@@ -184,6 +184,10 @@ int BPF_PROG(proc_exit, struct task_struct *p)
 	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
 	now = bpf_ktime_get_ns();
 	ts = current_task_state();
+	/* frames a longjmp or an exception left before the thread ended: they end there */
+	if (ts && ts->depth && !entries_stopped)
+		ts->depth = pop_left(ts, ts->depth, ((struct pt_regs *)bpf_task_pt_regs(p))->sp,
+				     POP_AT_EXIT, now);
 	rec = record_reserve(sizeof(*rec), group_dead ? BC_REC_PROC_EXIT : BC_REC_THREAD_EXIT,
 			     BC_LOSS_PROC, ts, ts ? ts->depth : 0, now);
 	if (rec) {

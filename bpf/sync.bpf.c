@@ -27,7 +27,7 @@ int sync_entry(struct pt_regs *ctx)
 
 	if (!ts)
 		return 0;
-	id = probe_id(ctx);
+	id = probe_id(ctx, ts);
 	if (id < 0)
 		return 0;
 	fn = (__u32)id;

@@ -10,6 +10,7 @@
  * plain programs never look at captures and stay as cheap as they can be.
  */
 #include "capture.bpf.h"
+#include "frames.bpf.h"
 
 /* What to capture, per function id; the agent sizes and fills it (--arg, --retval). */
 struct {
@@ -30,86 +31,29 @@ static __always_inline void read_args(struct pt_regs *ctx, __u64 *args)
 	args[5] = ctx->r9;
 }
 
-static __always_inline int do_entry(struct pt_regs *ctx, const bool captures)
-{
-	const struct bc_capture_spec *spec = NULL;
-	struct bc_rec_func_entry *rec;
-	struct task_state *ts;
-	__u32 depth, func_id;
-	struct scratch *s;
-	__s64 id;
-	__u64 now;
-
-	if (entries_stopped)
-		return 0;
-	/* The filter first: unrelated processes running this code pay the least. */
-	ts = traced_task_state_ex(true);
-	if (!ts)
-		return 0;
-	now = bpf_ktime_get_ns();
-	id = probe_id(ctx);
-	if (id < 0)
-		return 0;
-	func_id = (__u32)id;
-	depth = ts->depth;
-	ts->entry_ktime[depth & BC_DEPTH_MASK] = now;
-	ts->entry_sp[depth & BC_DEPTH_MASK] = PT_REGS_SP(ctx);
-	ts->entry_func[depth & BC_DEPTH_MASK] = func_id;
-	ts->depth = depth + 1;
-
-	if (captures)
-		spec = bpf_map_lookup_elem(&capture_specs, &func_id);
-	if (captures && spec && spec->n_entry && (s = scratch_get())) {
-		rec = (void *)s->buf;
-		record_head(&rec->h, sizeof(*rec), BC_REC_FUNC_ENTRY, ts, depth, now);
-		rec->func_id = func_id;
-		rec->cpu = bpf_get_smp_processor_id();
-		rec->sp = PT_REGS_SP(ctx);
-		read_args(ctx, s->args);
-		capture_output(s, capture_items_task(s, sizeof(*rec), spec, 0, spec->n_entry),
-			       BC_LOSS_FUNC);
-		return 0;
-	}
-	rec = record_reserve(sizeof(*rec), BC_REC_FUNC_ENTRY, BC_LOSS_FUNC, ts, depth, now);
-	if (!rec)
-		return 0;
-	rec->func_id = func_id;
-	rec->cpu = bpf_get_smp_processor_id();
-	rec->sp = PT_REGS_SP(ctx);
-	record_submit(rec);
-	return 0;
-}
-
-static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
+/*
+ * A return: from a uretprobe, or from a return site (sp then given as it
+ * will be once the ret has run). func_id: the function's, -1 unknown.
+ */
+static __always_inline int do_return(struct pt_regs *ctx, const bool captures,
+				     struct task_state *ts, __s64 func_id, __u64 sp, __u64 now)
 {
 	const struct bc_capture_spec *spec = NULL;
 	struct bc_rec_func_return *rec;
-	__u64 sp = PT_REGS_SP(ctx);
 	__u64 entry_ktime = 0;
-	struct task_state *ts;
-	__u32 depth, func_id;
+	__u32 depth, id;
 	struct scratch *s;
-	__u64 now;
 
-	ts = traced_task_state_ex(true);
-	if (!ts)
-		return 0;
-	now = bpf_ktime_get_ns();
 	/*
-	 * At return the stack pointer is the entry one plus the popped return
-	 * address. Frames whose entry sp lies below ours were abandoned by
-	 * longjmp or an exception (their uretprobes never fire): drop them so
-	 * the depth and the entry times stay right. Not once entries stop:
-	 * while the probes detach a return can come with a higher stack
-	 * pointer than its frame's (seen: a frame dropped as abandoned whose
-	 * return this was).
+	 * Frames whose entry sp lies below ours were abandoned by longjmp or
+	 * an exception (their returns never come): closed here, so the depth
+	 * and the entry times stay right. Not once entries stop: while the
+	 * probes detach a return can come with a higher stack pointer than its
+	 * frame's (seen: a frame dropped as abandoned whose return this was).
 	 */
 	depth = ts->depth;
-	for (int i = 0; i < BC_MAX_DEPTH && depth > 0 && !entries_stopped; i++) {
-		if (ts->entry_sp[(depth - 1) & BC_DEPTH_MASK] + 8 >= sp)
-			break;
-		depth--;
-	}
+	if (!entries_stopped)
+		depth = pop_left(ts, depth, sp, POP_AT_RETURN, now);
 	/*
 	 * No open frame: the function was entered before this thread was
 	 * traced (attached mid-call with -P). A return without its entry
@@ -119,37 +63,29 @@ static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
 		ts->depth = 0;
 		return 0;
 	}
-	/*
-	 * In the tree mode the return probe tells its function by its place;
-	 * where it cannot (see probe_offset), its frame does: uretprobes fire
-	 * in the order the calls return.
-	 */
-	if (sites_by_offset) {
-		__s64 id = probe_id(ctx);
-
-		func_id = id >= 0 ? (__u32)id : ts->entry_func[(depth - 1) & BC_DEPTH_MASK];
-	} else {
-		func_id = (__u32)bpf_get_attach_cookie(ctx);
-	}
+	/* unknown (see probe_offset): the frame's, uretprobes firing in the order calls return */
+	id = func_id >= 0 ? (__u32)func_id
+			  : ts->entry_func[(depth - 1) & BC_DEPTH_MASK] & ~FRAME_BY_SITE;
 	/*
 	 * Once entries stop, calls made since have no frame: the return of one
 	 * comes with a stack pointer below the top frame's return point (the
 	 * top frame still runs under it), or, for a tail call the top frame
 	 * made, at that very point but of another function: it closes nothing.
 	 */
-	if (entries_stopped && (sp < ts->entry_sp[(depth - 1) & BC_DEPTH_MASK] + 8 ||
-				ts->entry_func[(depth - 1) & BC_DEPTH_MASK] != func_id))
+	if (entries_stopped &&
+	    (sp < ts->entry_sp[(depth - 1) & BC_DEPTH_MASK] + 8 ||
+	     (ts->entry_func[(depth - 1) & BC_DEPTH_MASK] & ~FRAME_BY_SITE) != id))
 		return 0;
 	depth--;
 	entry_ktime = ts->entry_ktime[depth & BC_DEPTH_MASK];
 	ts->depth = depth;
 
 	if (captures)
-		spec = bpf_map_lookup_elem(&capture_specs, &func_id);
+		spec = bpf_map_lookup_elem(&capture_specs, &id);
 	if (captures && spec && spec->n_return && (s = scratch_get())) {
 		rec = (void *)s->buf;
 		record_head(&rec->h, sizeof(*rec), BC_REC_FUNC_RETURN, ts, depth, now);
-		rec->func_id = func_id;
+		rec->func_id = id;
 		rec->cpu = bpf_get_smp_processor_id();
 		rec->entry_ktime = entry_ktime;
 		rec->retval = PT_REGS_RC(ctx);
@@ -165,12 +101,74 @@ static __always_inline int do_return(struct pt_regs *ctx, const bool captures)
 	rec = record_reserve(sizeof(*rec), BC_REC_FUNC_RETURN, BC_LOSS_FUNC, ts, depth, now);
 	if (!rec)
 		return 0;
-	rec->func_id = func_id;
+	rec->func_id = id;
 	rec->cpu = bpf_get_smp_processor_id();
 	rec->entry_ktime = entry_ktime;
 	rec->retval = PT_REGS_RC(ctx);
 	record_submit(rec);
 	return 0;
+}
+
+/* An entry probe: a function's entry, or one of its return sites. */
+static __always_inline int do_entry(struct pt_regs *ctx, const bool captures)
+{
+	const struct bc_capture_spec *spec = NULL;
+	struct bc_rec_func_entry *rec;
+	__u64 sp = PT_REGS_SP(ctx);
+	struct task_state *ts;
+	__u32 depth, func_id;
+	struct scratch *s;
+	__u64 now;
+
+	/* The filter first: unrelated processes running this code pay the least. */
+	ts = traced_task_state_ex(true);
+	if (!ts || !probe_site(ctx, ts))
+		return 0;
+	now = bpf_ktime_get_ns();
+	/* at a ret (or a tail jump) the return address is at sp: sp + 8 once it has run */
+	if (ts->site.kind == BC_SITE_EXIT)
+		return do_return(ctx, captures, ts, ts->site.id, sp + 8, now);
+	if (entries_stopped)
+		return 0;
+	func_id = ts->site.id;
+	depth = pop_left(ts, ts->depth, sp, POP_AT_ENTRY, now);
+	ts->entry_ktime[depth & BC_DEPTH_MASK] = now;
+	ts->entry_sp[depth & BC_DEPTH_MASK] = sp;
+	ts->entry_func[depth & BC_DEPTH_MASK] =
+		func_id | (ts->site.kind == BC_SITE_ENTRY_EXITS ? FRAME_BY_SITE : 0);
+	ts->depth = depth + 1;
+
+	if (captures)
+		spec = bpf_map_lookup_elem(&capture_specs, &func_id);
+	if (captures && spec && spec->n_entry && (s = scratch_get())) {
+		rec = (void *)s->buf;
+		record_head(&rec->h, sizeof(*rec), BC_REC_FUNC_ENTRY, ts, depth, now);
+		rec->func_id = func_id;
+		rec->cpu = bpf_get_smp_processor_id();
+		rec->sp = sp;
+		read_args(ctx, s->args);
+		capture_output(s, capture_items_task(s, sizeof(*rec), spec, 0, spec->n_entry),
+			       BC_LOSS_FUNC);
+		return 0;
+	}
+	rec = record_reserve(sizeof(*rec), BC_REC_FUNC_ENTRY, BC_LOSS_FUNC, ts, depth, now);
+	if (!rec)
+		return 0;
+	rec->func_id = func_id;
+	rec->cpu = bpf_get_smp_processor_id();
+	rec->sp = sp;
+	record_submit(rec);
+	return 0;
+}
+
+/* A uretprobe. */
+static __always_inline int on_uretprobe(struct pt_regs *ctx, const bool captures)
+{
+	struct task_state *ts = traced_task_state_ex(true);
+
+	if (!ts)
+		return 0;
+	return do_return(ctx, captures, ts, probe_id(ctx, ts), PT_REGS_SP(ctx), bpf_ktime_get_ns());
 }
 
 SEC("uprobe")
@@ -182,7 +180,7 @@ int func_entry(struct pt_regs *ctx)
 SEC("uretprobe")
 int func_return(struct pt_regs *ctx)
 {
-	return do_return(ctx, false);
+	return on_uretprobe(ctx, false);
 }
 
 SEC("uprobe.s")
@@ -194,5 +192,5 @@ int func_entry_cap(struct pt_regs *ctx)
 SEC("uretprobe.s")
 int func_return_cap(struct pt_regs *ctx)
 {
-	return do_return(ctx, true);
+	return on_uretprobe(ctx, true);
 }

@@ -13,6 +13,9 @@
 #   floor       BUILD_DIR/tools/floor: one 32-byte ring record per entry and
 #               per return, no wakeup, nothing else (tools/floor/floor.bpf.c)
 #   bpfcollect  record -A off -u firstinsn:fi_KIND
+#   sites       the same with --return-probes=sites: the return seen by a
+#               probe on the function's ret (single-stepped by the kernel)
+#               instead of a uretprobe; what C++ and Go code gets
 #   bpftrace    entries and returns counted in two maps
 #   perf        perf record of uprobe entry and return trace events (made
 #               in tracefs, mounted for the run when it is not)
@@ -77,7 +80,7 @@ made_events=
 trap cleanup EXIT
 
 kinds="push nop5 endbr sub"
-tracers="floor bpfcollect"
+tracers="floor bpfcollect sites"
 command -v bpftrace >/dev/null && tracers+=" bpftrace"
 # perf's uprobes are trace events: they need tracefs
 if command -v perf >/dev/null; then
@@ -116,6 +119,12 @@ run_one() {
 		[ "$("$bc" report "$d/b.er" functions 2>/dev/null |
 			awk -v f="fi_$k" '$NF == f { print $1 }')" = "$n" ] || ok=
 		stat -c %s "$d/b.er/functrace" >"$tmp/bytes.func" 2>/dev/null
+		;;
+	sites)
+		out=$(cd "$d" && "$bc" record -q -A off --return-probes=sites -o b.er -u "$tgt:fi_$k" \
+			-- "$tgt" "$k" "$n" 2>"$d/err")
+		[ "$("$bc" report "$d/b.er" functions 2>/dev/null |
+			awk -v f="fi_$k" '$NF == f && $2 != "-" { print $1 }')" = "$n" ] || ok=
 		;;
 	bpftrace)
 		out=$(bpftrace -e "uprobe:$tgt:fi_$k { @e = count(); } uretprobe:$tgt:fi_$k { @r = count(); }" \
@@ -171,6 +180,8 @@ done
 echo "(* a run missed calls: its count was not $n, and it is left out)"
 awk -v e="$(cat "$tmp/per.endbr.bpfcollect")" -v p="$(cat "$tmp/per.push.bpfcollect")" 'BEGIN {
 	if (e != "-" && p != "-" && p > 0) printf "bpfcollect endbr64 against push: %.2f\n", e / p }'
+awk -v s="$(cat "$tmp/per.push.sites")" -v u="$(cat "$tmp/per.push.bpfcollect")" 'BEGIN {
+	if (s != "-" && u != "-" && u > 0) printf "return site against uretprobe (push): %.2f\n", s / u }'
 
 # ---------------------------------------------------------------- system calls
 # firstinsn getppid N: N getppid calls. Per call: the traced loop minus the

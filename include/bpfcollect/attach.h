@@ -38,7 +38,10 @@ struct bc_arm_tree {
 };
 
 struct bc_attachment {
-	/* uprobe_multi links, one per object and kind: [0] entry, [1] return */
+	/*
+	 * uprobe_multi links, one per object and kind: [0] entry, [1] return
+	 * and exits. BC_ARM_TREE: [1] every keeper, [0] every program's event.
+	 */
 	int *link_fds[2];
 	size_t n_link_fds[2];
 	/* fallback: one perf uprobe per function and kind */

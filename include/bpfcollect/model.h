@@ -28,6 +28,14 @@ struct bc_func {
 	 * kernel would single-step on every hit (bc_functab_drop_unprobeable).
 	 */
 	uint64_t probe_offset;
+	/*
+	 * exits_only: its returns are probed at its exits (file offsets of its
+	 * ret instructions and tail jumps, bpfcollect/return_sites.h), never
+	 * by a uretprobe, which C++ exceptions and Go's stack walks cannot pass.
+	 */
+	bool exits_only;
+	uint64_t *exits;
+	size_t n_exits;
 	/* --arg/--retval: what is captured; capture.n_entry + n_return == 0 when nothing */
 	struct bc_capture_spec capture;
 };

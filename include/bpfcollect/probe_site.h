@@ -22,9 +22,26 @@ struct bc_site_key {
 	__u64 offset; /* file offset of the probed instruction */
 };
 
-struct bc_site {
-	__u32 id; /* what the cookie carries in the other modes: function id, heap or sync fn */
-	__u32 pad;
+/*
+ * What a probe is: a function's entry (its return a uretprobe's), one of
+ * its exits (a return site), or the entry of a function that returns at
+ * its return sites.
+ */
+enum bc_site_kind {
+	BC_SITE_ENTRY = 0,
+	BC_SITE_EXIT = 1,
+	BC_SITE_ENTRY_EXITS = 2,
 };
+
+struct bc_site {
+	__u32 id;   /* what the cookie carries in the other modes: function id, heap or sync fn */
+	__u32 kind; /* enum bc_site_kind */
+};
+
+/*
+ * The other modes: the cookie is the function id and the kind above it
+ * (return sites run the entry programs, which must tell them apart).
+ */
+#define BC_COOKIE_KIND_SHIFT 32
 
 #endif

@@ -60,6 +60,7 @@ struct bc_record_opts {
 	bool sync;		 /* -s on|all|US: waits on locks, conditions, joins */
 	unsigned int sync_threshold_us; /* -s: shorter waits are not recorded */
 	bool io;			/* -i on: file and socket system calls (iotrace) */
+	int return_probes;		/* --return-probes: enum bc_returns_mode */
 	unsigned int max_probes;	/* --max-probes: most functions probed at once */
 	char *const *argv;		/* the command, NULL-terminated; NULL with -P and -a */
 	char options_text[1024];	/* the record command line up to the command, for the log */

@@ -50,3 +50,97 @@ test_neighbours() {
 	check "the traced process has it" grep -q '^malloc cc ' off.t.out
 	check "an unrelated process has not" grep -q '^malloc [^c]. ' off.n.out
 }
+
+# The C++ exception program, built here with g++ as users build C++.
+build_exceptions() {
+	[ -x exceptions ] && return 0
+	g++ -O2 -o exceptions "$HERE/../targets/cxx/exceptions.cc"
+}
+
+test_exceptions() {
+	echo "# C++ exceptions thrown through traced frames: caught as untraced"
+	check "g++ builds the exception program" build_exceptions || return
+	./exceptions 1000 >ex.ref
+	"$BC" record -q -o ex.er -u '_Z7throweri' -u '_ZN2ns6Worker6middleEi' -u '_Z7catcheriPl' \
+		-- ./exceptions 1000 >ex.out 2>ex.err
+	check_eq "launched: exits 0, as untraced" 0 $?
+	check "and prints what it prints untraced" cmp -s ex.ref ex.out
+	check_eq "every call of thrower" 1000 "$(calls_of ex.er _Z7throweri)"
+	check_eq "every call of the middle frame" 1000 "$(calls_of ex.er _ZN2ns6Worker6middleEi)"
+	check_eq "every call of the catcher" 1000 "$(calls_of ex.er _Z7catcheriPl)"
+	check "calls left by an exception closed with their time: none never returned" \
+		bash -c "! grep -q 'never returned' <('$BC' report ex.er functions)"
+	"$BC" report ex.er events >ex.ev
+	check_eq "every return has its entry" ok "$(nesting_ok ex.ev)"
+
+	echo "# the same with -F off (an uprobe_multi link) and perf uprobes"
+	"$BC" record -q -o exm.er -F off -u '_Z7throweri' -- ./exceptions 1000 >exm.out 2>&1
+	check_eq "-F off: exits 0" 0 $?
+	check_eq "-F off: every call of thrower" 1000 "$(calls_of exm.er _Z7throweri)"
+	"$BC" record -q -o exp.er -F off --no-uprobe-multi -u '_Z7throweri' -- ./exceptions 1000 \
+		>exp.out 2>&1
+	check_eq "perf uprobes: exits 0" 0 $?
+	check_eq "perf uprobes: every call of thrower" 1000 "$(calls_of exp.er _Z7throweri)"
+
+	echo "# --return-probes=uretprobe: what the default avoids"
+	"$BC" record -q -o exu.er --return-probes=uretprobe -u '_Z7throweri' -- ./exceptions 30 \
+		>exu.out 2>&1
+	check_eq "a uretprobe in the exception's way aborts the program (134)" 134 $?
+	"$BC" record -q -o bad.er --return-probes=sometimes -u '_Z7throweri' -- ./exceptions 3 \
+		>bad.out 2>&1
+	check_eq "--return-probes with a bad value is a usage error" 2 $?
+	check "naming the values" grep -q "auto, uretprobe or sites" bad.out
+
+	echo "# -P: attached while it throws"
+	local tp rp
+	./exceptions 3000 --wait >exa.out 2>&1 &
+	tp=$!
+	wait_for exa.out '^ready'
+	"$BC" record -o exa.er -u '_Z7throweri' -P $tp >/dev/null 2>exa.err &
+	rp=$!
+	wait_for exa.err 'attached to'
+	kill -USR1 $tp
+	wait_for exa.out '^caught'
+	kill -INT $rp
+	wait_gone $rp
+	kill -USR2 $tp
+	wait_gone $tp
+	check_eq "the attached program exits 0" 0 $?
+	check_eq "and catches what it catches untraced" 1000 "$(value_of exa.out caught)"
+	check_eq "every call of thrower while attached" 3000 "$(calls_of exa.er _Z7throweri)"
+}
+
+test_leave() {
+	echo "# longjmp, siglongjmp, coroutines, signals, thread exit, exec inside traced calls"
+	local m
+	for m in jmp sigjmp ctx signal thread; do
+		"$TGT/leave" $m 200 >"leave-$m.ref"
+		"$BC" record -q -o "leave-$m.er" -u 'tgt_*' -- "$TGT/leave" $m 200 >"leave-$m.out" 2>&1
+		check_eq "$m: exits 0" 0 $?
+		check "$m: prints what it prints untraced" cmp -s "leave-$m.ref" "leave-$m.out"
+		local f n bad=""
+		while read -r f n; do
+			case $f in tgt_*) ;; *) continue ;; esac
+			[ "$(calls_of "leave-$m.er" "$f")" = "$n" ] || bad="$bad $f:$(calls_of "leave-$m.er" "$f")/$n"
+		done <"leave-$m.ref"
+		check_eq "$m: every call counted" "" "$bad"
+	done
+	left() { # left EXP: calls that never returned, 0 when none
+		local v
+		v=$("$BC" report "$1" functions | sed -n 's/^note: \([0-9]*\) calls never returned.*/\1/p')
+		echo "${v:-0}"
+	}
+	# the last iteration's frames, left as the process ends, may stay open
+	check "longjmp: frames left are closed when the next call shows it (all but the last 2)" \
+		test "$(left leave-jmp.er)" -le 2
+	check "siglongjmp out of a handler: the same (all but the last 3)" \
+		test "$(left leave-sigjmp.er)" -le 3
+	check_eq "signal handlers return: nothing left" 0 "$(left leave-signal.er)"
+	check_eq "pthread_exit unwinds the thread: its frames end with it" 0 \
+		"$(left leave-thread.er)"
+	"$BC" record -q -o leave-exec.er -u 'tgt_*' -- "$TGT/leave" exec 1 >leave-exec.out 2>&1
+	check_eq "exec inside a traced call: exits 0" 0 $?
+	check "and the new program runs" grep -q "^done result 1" leave-exec.out
+	check_eq "the call that exec'd never returned" 1 "$(left leave-exec.er)"
+	check_eq "the new program's call is counted" 1 "$(calls_of leave-exec.er tgt_after_exec)"
+}

@@ -39,18 +39,38 @@ static int push_link(struct bc_attachment *att, int kind, struct bpf_link *l)
 	return 0;
 }
 
-/* One probe to place: a function, entry (0) or return (1), and the program serving it. */
+/*
+ * One probe to place: a function's entry (kind 0), its uretprobe (1) or one
+ * of its exits (2, running the entry program), at offset, with the program
+ * serving it and what its site is (bpfcollect/probe_site.h).
+ */
 struct probe {
 	const struct bc_func *func;
 	struct bpf_program *prog;
 	int kind;
+	uint32_t site_kind;
+	uint64_t offset;
 };
 
+static const char *const kind_name[] = {"entry", "return", "exit"};
+
+/* Return probes and exits go in the first bucket to detach (attach.h). */
+static int bucket(int kind)
+{
+	return kind ? 1 : 0;
+}
+
+static uint64_t cookie_of(const struct probe *p)
+{
+	return p->func->id | (uint64_t)p->site_kind << BC_COOKIE_KIND_SHIFT;
+}
+
 /*
- * Groups by object, kind and program: each group is one uprobe_multi link.
- * Return probes first: a call entered before its return probe exists
- * returns unseen, and the programs that pair entries with returns (heap,
- * sync) must never see an entry whose return cannot come.
+ * Groups by object, kind and program: each group is one uprobe_multi link
+ * or trace event. Exits and return probes first: a call entered before its
+ * return probe exists returns unseen, and the programs that pair entries
+ * with returns (heap, sync) must never see an entry whose return cannot
+ * come.
  */
 static int cmp_probe(const void *a, const void *b)
 {
@@ -63,8 +83,7 @@ static int cmp_probe(const void *a, const void *b)
 		return y->kind - x->kind;
 	if (x->prog != y->prog)
 		return (uintptr_t)x->prog < (uintptr_t)y->prog ? -1 : 1;
-	return (bc_func_probe_offset(x->func) > bc_func_probe_offset(y->func)) -
-	       (bc_func_probe_offset(x->func) < bc_func_probe_offset(y->func));
+	return (x->offset > y->offset) - (x->offset < y->offset);
 }
 
 static int attach_group_multi(const struct probe *ps, size_t n, int pid, struct bc_attachment *att,
@@ -77,18 +96,18 @@ static int attach_group_multi(const struct probe *ps, size_t n, int pid, struct 
 	if (!offsets || !cookies)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		offsets[i] = bc_func_probe_offset(ps[i].func);
-		cookies[i] = ps[i].func->id;
+		offsets[i] = ps[i].offset;
+		cookies[i] = cookie_of(&ps[i]);
 	}
 	fd = bc_uprobe_multi_attach(bpf_program__fd(ps[0].prog), ps[0].func->object, offsets,
 				    cookies, n, ps[0].kind == 1, pid);
 	if (fd < 0) {
 		rc = fd;
 		snprintf(err, errlen, "cannot attach %zu %s probes to %s: %s", n,
-			 ps[0].kind ? "return" : "entry", ps[0].func->object, strerror(-rc));
+			 kind_name[ps[0].kind], ps[0].func->object, strerror(-rc));
 		goto out;
 	}
-	rc = push_fd(att, ps[0].kind, fd);
+	rc = push_fd(att, bucket(ps[0].kind), fd);
 	if (rc < 0)
 		close(fd);
 out:
@@ -100,20 +119,19 @@ out:
 static int attach_one_perf(const struct probe *p, int pid, struct bc_attachment *att, char *err,
 			   size_t errlen)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = p->func->id, .retprobe = p->kind == 1);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie_of(p), .retprobe = p->kind == 1);
 	struct bpf_link *l;
 	int rc;
 
 	l = bpf_program__attach_uprobe_opts(p->prog, pid > 0 ? pid : -1, p->func->object,
-					    (size_t)bc_func_probe_offset(p->func), &opts);
+					    (size_t)p->offset, &opts);
 	if (!l) {
 		rc = -errno;
-		snprintf(err, errlen, "cannot attach %s probe to %s in %s: %s",
-			 p->kind ? "return" : "entry", p->func->name, p->func->object,
-			 strerror(-rc));
+		snprintf(err, errlen, "cannot attach %s probe to %s in %s: %s", kind_name[p->kind],
+			 p->func->name, p->func->object, strerror(-rc));
 		return rc;
 	}
-	rc = push_link(att, p->kind, l);
+	rc = push_link(att, bucket(p->kind), l);
 	if (rc < 0)
 		bpf_link__destroy(l);
 	return rc;
@@ -126,9 +144,8 @@ static int add_points(const struct probe *ps, size_t n, const struct bc_arm_tree
 	int rc;
 
 	for (size_t i = 0; i < n; i++) {
-		struct bc_site_key key = {.event = number,
-					  .offset = bc_func_probe_offset(ps[i].func)};
-		struct bc_site site = {.id = ps[i].func->id};
+		struct bc_site_key key = {.event = number, .offset = ps[i].offset};
+		struct bc_site site = {.id = ps[i].func->id, .kind = ps[i].site_kind};
 
 		rc = bc_tracefs_uprobe_append(t->tracefs_fd, event, ps[i].func->object, key.offset,
 					      ps[i].kind == 1);
@@ -136,8 +153,8 @@ static int add_points(const struct probe *ps, size_t n, const struct bc_arm_tree
 			rc = -errno;
 		if (rc < 0) {
 			snprintf(err, errlen, "cannot add the %s probe of %s in %s: %s",
-				 ps[i].kind ? "return" : "entry", ps[i].func->name,
-				 ps[i].func->object, strerror(-rc));
+				 kind_name[ps[i].kind], ps[i].func->name, ps[i].func->object,
+				 strerror(-rc));
 			return rc;
 		}
 	}
@@ -153,8 +170,8 @@ static int attach_group_tree(const struct probe *ps, size_t n, const struct bc_a
 {
 	uint32_t number = att->n_events;
 	struct bpf_link *carrier = NULL;
-	int rc, id, kind = ps[0].kind;
 	char event[32];
+	int rc, id;
 
 	snprintf(event, sizeof(event), "g%u", number);
 	att->n_events++; /* removed at detach, whatever is made of it */
@@ -167,31 +184,32 @@ static int attach_group_tree(const struct probe *ps, size_t n, const struct bc_a
 			 strerror(-id));
 		return id;
 	}
+	/*
+	 * Keepers in bucket 1, the program in bucket 0: every keeper goes
+	 * before any program (see attach.h), so no breakpoint is left when
+	 * the kernel disables an event and waits for its grace period.
+	 */
 	rc = -ESRCH;
 	for (size_t i = 0; i < t->n_roots; i++) {
 		int one = bc_tree_keep_process(id, (pid_t)t->roots[i], t->inherit,
-					       &att->link_fds[kind], &att->n_link_fds[kind]);
+					       &att->link_fds[1], &att->n_link_fds[1]);
 
 		if (one < 0 && one != -ESRCH) {
 			rc = one;
 			break;
 		}
-		if (one == 0 && !carrier) {
-			carrier = bc_tree_carry(ps[0].prog, id, (pid_t)t->roots[i], number);
-			one = carrier ? push_link(att, kind, carrier) : -errno;
-			if (one < 0 && carrier)
-				bpf_link__destroy(carrier);
-			if (one < 0) {
-				rc = one;
-				break;
-			}
-		}
 		if (one == 0)
 			rc = 0;
 	}
+	if (rc == 0) {
+		carrier = bc_tree_carry(ps[0].prog, id, (pid_t)t->roots[0], number);
+		rc = carrier ? push_link(att, 0, carrier) : -errno;
+		if (rc < 0 && carrier)
+			bpf_link__destroy(carrier);
+	}
 	if (rc < 0)
 		snprintf(err, errlen, "cannot arm %zu %s probes of %s in the traced processes: %s",
-			 n, kind ? "return" : "entry", ps[0].func->object,
+			 n, kind_name[ps[0].kind], ps[0].func->object,
 			 rc == -ESRCH ? "they are gone" : strerror(-rc));
 	return rc;
 }
@@ -245,25 +263,37 @@ int bc_attach_more(const struct bc_attach_progs *progs, const struct bc_functab 
 {
 	size_t keep_fds[2] = {att->n_link_fds[0], att->n_link_fds[1]};
 	size_t keep_links[2] = {att->n_links[0], att->n_links[1]};
+	size_t n = 0, total = 0;
 	struct probe *ps;
-	size_t n = 0;
 	int rc = 0;
 
 	if (funcs->n == 0)
 		return 0;
-	ps = calloc(funcs->n * 2, sizeof(*ps));
+	for (size_t i = 0; i < funcs->n; i++)
+		total += 2 + funcs->v[i].n_exits;
+	ps = calloc(total, sizeof(*ps));
 	if (!ps) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < funcs->n; i++) {
 		const struct bc_func *f = &funcs->v[i];
+		struct bpf_program *entry = f->capture.n_entry ? progs->entry_cap : progs->entry;
+		struct bpf_program *exit = f->capture.n_return ? progs->entry_cap : progs->entry;
 
-		ps[n++] =
-			(struct probe){f, f->capture.n_entry ? progs->entry_cap : progs->entry, 0};
+		ps[n++] = (struct probe){f, entry, 0,
+					 f->exits_only ? BC_SITE_ENTRY_EXITS : BC_SITE_ENTRY,
+					 bc_func_probe_offset(f)};
 		if (f->id < 64 && (progs->entry_only >> f->id) & 1)
 			continue;
-		ps[n++] = (struct probe){f, f->capture.n_return ? progs->ret_cap : progs->ret, 1};
+		if (!f->exits_only) {
+			ps[n++] =
+				(struct probe){f, f->capture.n_return ? progs->ret_cap : progs->ret,
+					       1, BC_SITE_ENTRY, bc_func_probe_offset(f)};
+			continue;
+		}
+		for (size_t e = 0; e < f->n_exits; e++)
+			ps[n++] = (struct probe){f, exit, 2, BC_SITE_EXIT, f->exits[e]};
 	}
 	qsort(ps, n, sizeof(*ps), cmp_probe);
 

@@ -146,8 +146,11 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	bool entry_caps = false, ret_caps = false;
 
 	for (size_t i = 0; i < r->funcs.n; i++) {
-		entry_caps |= r->funcs.v[i].capture.n_entry > 0;
-		ret_caps |= r->funcs.v[i].capture.n_return > 0;
+		const struct bc_func *f = &r->funcs.v[i];
+
+		/* a function returning at its exits has its return captures there, in entry_cap */
+		entry_caps |= f->capture.n_entry > 0 || (f->exits_only && f->capture.n_return > 0);
+		ret_caps |= f->capture.n_return > 0;
 	}
 	if ((entry_caps || ret_caps) && !bc_feature_has(BC_FEAT_SLEEPABLE)) {
 		snprintf(err, errlen,
@@ -203,8 +206,11 @@ int bc_recorder_setup_bpf(struct recorder *r, char *err, size_t errlen)
 	bpf_program__set_autoload(r->skel->progs.sys_exit, r->opts->syscalls);
 	bpf_program__set_autoload(r->skel->progs.maps_exit, bc_recorder_maps_by_syscall(r));
 	bpf_program__set_autoload(r->skel->progs.ldso_debug_state, !bc_recorder_maps_by_syscall(r));
-	/* The tree's probes by their place (bpfcollect/probe_site.h): entry and return. */
-	size_t n_sites = 2 * (r->funcs.n + r->heap_funcs.n + r->sync_funcs.n);
+	/* The tree's probes by their place (bpfcollect/probe_site.h): entry and return or exits. */
+	size_t n_sites = 2 * (r->heap_funcs.n + r->sync_funcs.n);
+
+	for (size_t i = 0; i < r->funcs.n; i++)
+		n_sites += 1 + (r->funcs.v[i].exits_only ? r->funcs.v[i].n_exits : 1);
 
 	r->skel->rodata->sites_by_offset = r->arm == BC_ARM_TREE;
 	bpf_map__set_max_entries(r->skel->maps.probe_sites,

@@ -5,6 +5,7 @@
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -71,12 +72,33 @@ int bc_tree_keep_process(int id, pid_t pid, bool inherit, int **fds, size_t *n)
 	return rc < 0 ? rc : kept ? 0 : -ESRCH;
 }
 
+/*
+ * Where the program rides: a kernel thread has no address space, so an
+ * event on it arms nothing, and closing the keepers first disarms every
+ * traced process before any event is disabled. kthreadd (pid 2) never
+ * exits; where it is not there (a pid namespace) the event goes on tid.
+ */
+static pid_t carrier_task(pid_t tid)
+{
+	char comm[32] = "";
+	FILE *f = fopen("/proc/2/comm", "re");
+
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	return !strcmp(comm, "kthreadd\n") ? 2 : tid;
+}
+
 struct bpf_link *bc_tree_carry(struct bpf_program *prog, int id, pid_t tid, uint64_t cookie)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
-	int fd = open_event(id, tid, false);
+	int fd = open_event(id, carrier_task(tid), false);
 	struct bpf_link *link;
 
+	if (fd == -ESRCH || fd == -EACCES || fd == -EPERM)
+		fd = open_event(id, tid, false);
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;

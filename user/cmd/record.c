@@ -46,6 +46,7 @@
 #include "bpfcollect/archive.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/recorder.h"
+#include "bpfcollect/return_sites.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/syscall_filter.h"
 #include "bpfcollect/syscall_table.h"
@@ -190,6 +191,9 @@ static int record_resolve(struct record_run *x)
 		return rc;
 	resolved = r->funcs.n;
 	rc = bc_functab_drop_unprobeable(&r->funcs, warn_unprobeable);
+	if (rc >= 0)
+		rc = bc_functab_plan_exits(&r->funcs, (enum bc_returns_mode)o->return_probes,
+					   warn_unprobeable);
 	if (rc >= 0)
 		rc = bc_functab_drop_unprobeable(&r->heap_funcs, warn_unprobeable);
 	if (rc >= 0)

@@ -15,6 +15,7 @@
 #include "bpfcollect/formats.h"
 #include "bpfcollect/outmode.h"
 #include "bpfcollect/record_opts.h"
+#include "bpfcollect/return_sites.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/syscall_filter.h"
 
@@ -101,6 +102,11 @@ const char bc_record_usage[] =
 	"                     every process running a probed function pays for it\n"
 	"  --no-uprobe-multi  attach one perf uprobe per function even where the\n"
 	"                     kernel has uprobe_multi links (slow to detach)\n"
+	"  --return-probes=auto|uretprobe|sites\n"
+	"                     how -u functions' returns are seen: a uretprobe, or\n"
+	"                     probes on the function's ret instructions and tail\n"
+	"                     jumps, which exceptions pass unharmed; auto\n"
+	"                     (default): sites in C++ code, uretprobes elsewhere\n"
 	"  -q, --quiet        no status line, summary or notes on stderr;\n"
 	"                     warnings and errors still show\n"
 	"  --status           the live status line even when stderr is not a\n"
@@ -121,6 +127,7 @@ enum {
 	OPT_SYSCALLS = 256,
 	OPT_BUFSIZE,
 	OPT_NO_MULTI,
+	OPT_RETURN_PROBES,
 	OPT_ARG,
 	OPT_RETVAL,
 	OPT_STRING_SIZE,
@@ -136,6 +143,7 @@ static const struct option base_longopts[] = {
 	{"syscalls", optional_argument, NULL, OPT_SYSCALLS},
 	{"bufsize", required_argument, NULL, OPT_BUFSIZE},
 	{"no-uprobe-multi", no_argument, NULL, OPT_NO_MULTI},
+	{"return-probes", required_argument, NULL, OPT_RETURN_PROBES},
 	{"arg", required_argument, NULL, OPT_ARG},
 	{"retval", required_argument, NULL, OPT_RETVAL},
 	{"string-size", required_argument, NULL, OPT_STRING_SIZE},
@@ -310,6 +318,19 @@ static int parse_limit_option(struct bc_record_opts *o, int c, char *err, size_t
 	case OPT_NO_MULTI:
 		o->no_multi = true;
 		return 0;
+	case OPT_RETURN_PROBES: {
+		static const char *const modes[] = {[BC_RETURNS_AUTO] = "auto",
+						    [BC_RETURNS_URETPROBE] = "uretprobe",
+						    [BC_RETURNS_SITES] = "sites"};
+
+		for (int m = 0; m < (int)(sizeof(modes) / sizeof(modes[0])); m++)
+			if (!strcmp(optarg, modes[m])) {
+				o->return_probes = m;
+				return 0;
+			}
+		return bad(err, errlen, "--return-probes takes auto, uretprobe or sites, not '%s'",
+			   optarg);
+	}
 	case OPT_MODE:
 		return bc_out_mode_parse(optarg, &o->out_mode, err, errlen);
 	case OPT_STRING_SIZE: {

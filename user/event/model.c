@@ -19,6 +19,7 @@ void bc_functab_free(struct bc_functab *t)
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].name);
 		free(t->v[i].object);
+		free(t->v[i].exits);
 	}
 	free(t->v);
 	memset(t, 0, sizeof(*t));

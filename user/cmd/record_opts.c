@@ -101,6 +101,9 @@ const char bc_record_usage[] =
 	"                     every process running a probed function pays for it\n"
 	"  --no-uprobe-multi  attach one perf uprobe per function even where the\n"
 	"                     kernel has uprobe_multi links (slow to detach)\n"
+	"  --no-demangle      live outputs (-f) show C++ and Rust symbols raw\n"
+	"                     (_Z7throweri), not demangled (thrower(int)); the\n"
+	"                     experiment keeps raw symbols either way\n"
 	"  -q, --quiet        no status line, summary or notes on stderr;\n"
 	"                     warnings and errors still show\n"
 	"  --status           the live status line even when stderr is not a\n"
@@ -121,6 +124,7 @@ enum {
 	OPT_SYSCALLS = 256,
 	OPT_BUFSIZE,
 	OPT_NO_MULTI,
+	OPT_NO_DEMANGLE,
 	OPT_ARG,
 	OPT_RETVAL,
 	OPT_STRING_SIZE,
@@ -136,6 +140,7 @@ static const struct option base_longopts[] = {
 	{"syscalls", optional_argument, NULL, OPT_SYSCALLS},
 	{"bufsize", required_argument, NULL, OPT_BUFSIZE},
 	{"no-uprobe-multi", no_argument, NULL, OPT_NO_MULTI},
+	{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 	{"arg", required_argument, NULL, OPT_ARG},
 	{"retval", required_argument, NULL, OPT_RETVAL},
 	{"string-size", required_argument, NULL, OPT_STRING_SIZE},
@@ -309,6 +314,9 @@ static int parse_limit_option(struct bc_record_opts *o, int c, char *err, size_t
 	}
 	case OPT_NO_MULTI:
 		o->no_multi = true;
+		return 0;
+	case OPT_NO_DEMANGLE:
+		o->no_demangle = true;
 		return 0;
 	case OPT_MODE:
 		return bc_out_mode_parse(optarg, &o->out_mode, err, errlen);

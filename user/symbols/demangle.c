@@ -169,9 +169,12 @@ void bc_demangle_name_part(const char *d, char *out, size_t len)
 		} else if (d[i] == '(' && depth == 0) {
 			size_t j = closing_paren(d, i, n);
 
-			/* "(anonymous namespace)::f", "f(int)::{lambda()#1}": a scope, not
-			 * parameters */
-			if (j + 2 < n && d[j + 1] == ':' && d[j + 2] == ':') {
+			/*
+			 * "(anonymous namespace)::f", "f(int)::{lambda()#1}": a scope, and
+			 * "decltype (x+y) add<int>(...)": a return type, not parameters
+			 */
+			if ((j + 2 < n && d[j + 1] == ':' && d[j + 2] == ':') ||
+			    (i >= 9 && !strncmp(d + i - 9, "decltype ", 9))) {
 				i = j;
 				continue;
 			}
@@ -182,8 +185,11 @@ void bc_demangle_name_part(const char *d, char *out, size_t len)
 			start = i + 1;
 		}
 	}
-	if (start > end)
+	if (start >= end) {
+		/* "decltype (...) f(...)" and what else this reading gets wrong: all of it */
 		start = 0;
+		end = n;
+	}
 	snprintf(out, len, "%.*s", (int)(end - start), d + start);
 }
 

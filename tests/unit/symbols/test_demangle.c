@@ -84,6 +84,7 @@ static void name_parts(void **state)
 	/* a template instance keeps its arguments and loses its return type */
 	NAME_PART("_ZN2ns3maxIiEET_S1_S1_", "ns::max<int>");
 	NAME_PART("_Z1fIiEvT_", "f<int>");
+	NAME_PART("_Z3addIiiEDTplfp_fp0_ET_T0_", "add<int, int>");
 	/* parentheses that are not the parameters */
 	NAME_PART("_ZN1FclEv", "F::operator()");
 	NAME_PART("_ZN12_GLOBAL__N_11fEi", "(anonymous namespace)::f");

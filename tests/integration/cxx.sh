@@ -87,8 +87,9 @@ test_cxx_names() {
 		['f(int)']=$n ['f(double)']=0 ['int twice<int>(int)']=$n
 		['double twice<double>(double)']=0)
 
-	"$BC" record -q -o cx.er -f er -f text -f prf-csv -f chrome -f folded -f rtl \
-		-u thrower -u 'ns::Class::*' -u 'f(int)' -u 'twice<int>' -- ./cxxprog $n \
+	"$BC" record -q -o cx.er -f er -f text -f prf-csv -f chrome -f folded -f rtl -f gtf \
+		-u thrower -u 'ns::Class::*' -u 'f(int)' -u 'twice<int>' \
+		--arg 'ns::Class::helper(int, char)@arg1/d32,arg2/c' -- ./cxxprog $n \
 		>cx.out 2>cx.err
 	check_eq "record -u thrower -u 'ns::Class::*' -u 'f(int)' -u 'twice<int>' exits 0" 0 $?
 	head -3 cx.err
@@ -101,6 +102,9 @@ test_cxx_names() {
 		grep -qP '\t_Z7throweri$' cx.er/functions
 	check "callers-callees 'ns::Class::meth*' finds the method" \
 		grep -qF '*ns::Class::method(int)' <("$BC" report cx.er callers-callees 'ns::Class::meth*')
+	check_eq "--arg 'ns::Class::helper(int, char)@...': calls 'ns::Class::helper' shows them" \
+		$((n / 2)) "$("$BC" report -n $n cx.er calls 'ns::Class::helper' |
+			grep -c "ns::Class::helper(int, char)(arg1=[0-9]*, arg2='a')")"
 	check_eq "calltree: thrower(int) at the top, called $n times" "$n" \
 		"$("$BC" report cx.er calltree | awk '$NF == "thrower(int)" { print $(NF - 1) }')"
 
@@ -122,8 +126,11 @@ test_cxx_names() {
 		grep -qE '^cxxprog;ns::Class::helper\(int, char\) [0-9]+$' cx.folded
 	check "RTL: the scope is ::ns::Class::method, without parameters" \
 		grep -qE '^[0-9]+ [0-9]+ \{ cxxprog \([^)]*\) ::ns::Class::method : ' cx_*.log
+	"$BC" gtf-dump cx.gtf >cx.gtfdump
+	check_eq "GTF: func_entry records of thrower(int)" "$n" \
+		"$(grep -c 'func_entry .* name="thrower(int)"' cx.gtfdump)"
 	check "every output is there and none names a raw _Z symbol" \
-		cxx_no_raw cx.txt cx.csv cx.json cx.folded cx_*.log
+		cxx_no_raw cx.txt cx.csv cx.json cx.folded cx_*.log cx.gtfdump
 
 	# raw symbols: report and convert of the same experiment, and a live recording
 	check_eq "report --no-demangle: calls of _Z7throweri" "$n" \

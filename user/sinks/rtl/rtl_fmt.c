@@ -109,10 +109,19 @@ int bc_rtl_message_parse(struct bc_rtl_opts *o, const char *spec, char *err, siz
 		snprintf(err, errlen, "--rtl-message: at most %d functions", BC_RTL_MESSAGES_MAX);
 		return -EINVAL;
 	}
-	first = last ? memchr(spec, ':', (size_t)(last - spec)) : NULL;
-	/* the function is between the last two colons: OBJ may hold colons of its own */
-	for (const char *p = first; p && p < last; p = memchr(p + 1, ':', (size_t)(last - p - 1)))
-		first = p;
+	/*
+	 * The function is between the last two lone colons: OBJ may hold colons
+	 * of its own, and a C++ FUNC holds "::" ("libfoo:ns::Log::write:2").
+	 */
+	first = NULL;
+	for (const char *p = spec; last && p < last; p++) {
+		if (*p != ':')
+			continue;
+		if (p + 1 < last && p[1] == ':')
+			p++;
+		else
+			first = p;
+	}
 	if (!last || !first || first == spec || last == first + 1 || !last[1]) {
 		snprintf(err, errlen,
 			 "--rtl-message takes OBJ:FUNC:ARGN (e.g. libfoo:log_marker:1), not '%s'",
@@ -144,7 +153,8 @@ unsigned int bc_rtl_message_arg(const struct bc_rtl_opts *o, const char *object,
 	for (size_t i = 0; i < o->n_messages; i++) {
 		const struct bc_rtl_message_fn *m = &o->messages[i];
 
-		if (strcmp(m->func, name))
+		/* FUNC as -u takes it: a glob on the symbol or its demangled name */
+		if (!bc_sym_glob_match(m->func, name))
 			continue;
 		/* a path, or a library named as -u names it (libfoo for libfoo.so.1) */
 		bc_rtl_module(m->object, want, sizeof(want));

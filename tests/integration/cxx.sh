@@ -149,3 +149,49 @@ test_cxx_names() {
 	check_eq "record --no-demangle: PRF OPR _ZN2ns5Class6helperEic" $((2 * n / 2)) \
 		"$(grep -c ',cxxprog,_ZN2ns5Class6helperEic,' cxn.csv)"
 }
+
+# Rust's legacy mangling (rustc's default): _ZN...17h<hash>E, shown without the
+# hash. Needs rustc; skipped without it (tools/install-deps.sh does not install it).
+test_rust_names() {
+	echo "# Rust: -u on demangled paths, names without their hash"
+	if ! command -v rustc >/dev/null; then
+		echo "# rust_names: skipped, this machine has no rustc"
+		return
+	fi
+	rm -rf rs.er rs.txt rsprog rsprog.rs
+	cat >rsprog.rs <<'EOF2'
+mod shapes {
+    pub struct Circle { pub r: f64 }
+    impl Circle {
+        #[inline(never)]
+        pub fn area(&self) -> f64 { self.r * self.r * 3.0 }
+    }
+    #[inline(never)]
+    pub fn count(n: u64) -> u64 { n + 1 }
+}
+fn main() {
+    let (mut s, mut c) = (0.0, 0);
+    for i in 0..40 {
+        let k = shapes::Circle { r: i as f64 };
+        s += k.area();
+        if i % 4 == 0 { c = shapes::count(c); }
+    }
+    println!("{} {}", s, c);
+}
+EOF2
+	# stable rustc mangles the legacy way (v0 is a nightly -C option)
+	if ! rustc -O -g -o rsprog rsprog.rs 2>rs.err; then
+		bad "rustc builds the Rust program: $(head -3 rs.err)"
+		return
+	fi
+	"$BC" record -q -o rs.er -f er -f text -u 'rsprog::shapes::*' -- ./rsprog >/dev/null 2>rs.err
+	check_eq "record -u 'rsprog::shapes::*' exits 0" 0 $?
+	check_eq "report: calls of rsprog::shapes::Circle::area" 40 \
+		"$("$BC" report rs.er functions | awk '$NF == "rsprog::shapes::Circle::area" { print $1 }')"
+	check_eq "report: calls of rsprog::shapes::count" 10 \
+		"$("$BC" report rs.er functions | awk '$NF == "rsprog::shapes::count" { print $1 }')"
+	check_eq "text: entries of rsprog::shapes::count, no hash in any name" "10 0" \
+		"$(grep -c ' entry rsprog::shapes::count ' rs.txt) $(grep -c '::h[0-9a-f]\{16\}' rs.txt)"
+	check "report --no-demangle: the raw legacy symbol, hash and all" \
+		grep -qE '_ZN6rsprog6shapes5count17h[0-9a-f]{16}E$' <("$BC" report --no-demangle rs.er functions)
+}

@@ -28,8 +28,9 @@ int bc_demangle(const char *sym, char *out, size_t len);
 
 /*
  * The name part of a demangled signature: without the parameters, the
- * qualifiers after them and a template instance's return type ("ns::f" of
- * "int ns::f<int>(int) const"; "operator()" keeps its parentheses).
+ * qualifiers after them, a template instance's return type and ABI tags
+ * ("ns::f<int>" of "int ns::f<int>(int) const", "foo" of
+ * "foo[abi:cxx11]()"; "operator()" keeps its parentheses).
  */
 void bc_demangle_name_part(const char *demangled, char *out, size_t len);
 

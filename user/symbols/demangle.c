@@ -149,6 +149,25 @@ static size_t closing_paren(const char *d, size_t i, size_t n)
 	return n;
 }
 
+/* n bytes of s into out[len], without ABI tags: "f[abi:cxx11]" is f to whoever types it. */
+static void copy_without_abi_tags(const char *s, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+
+	if (!len)
+		return;
+	for (size_t i = 0; i < n && o + 1 < len; i++) {
+		const char *close;
+
+		if (!strncmp(s + i, "[abi:", 5) && (close = memchr(s + i, ']', n - i))) {
+			i = (size_t)(close - s);
+			continue;
+		}
+		out[o++] = s[i];
+	}
+	out[o] = '\0';
+}
+
 void bc_demangle_name_part(const char *d, char *out, size_t len)
 {
 	size_t n = strlen(d), end = n, start = 0;
@@ -190,7 +209,7 @@ void bc_demangle_name_part(const char *d, char *out, size_t len)
 		start = 0;
 		end = n;
 	}
-	snprintf(out, len, "%.*s", (int)(end - start), d + start);
+	copy_without_abi_tags(d + start, end - start, out, len);
 }
 
 /* ---------------------------------------------------------------- cache */

@@ -95,6 +95,9 @@ static void name_parts(void **state)
 	NAME_PART("_ZnwmPv", "operator new");
 	NAME_PART("_ZN1AcviEv", "A::operator int");
 	NAME_PART("_Z1fi.constprop.0", "f");
+	/* ABI tags are not typed by anyone: "foo[abi:cxx11]()" is foo */
+	NAME_PART("_Z3fooB5cxx11v", "foo");
+	NAME_PART("_ZN2ns3barB5cxx11B3xyzEi", "ns::bar");
 }
 
 static void shown_names(void **state)

@@ -32,6 +32,7 @@ struct bc_record_opts {
 	bool status;		  /* --status: the status line even when stderr is not a terminal */
 	bool verbose;
 	bool no_multi;		/* --no-uprobe-multi */
+	bool no_demangle;	/* --no-demangle: live outputs show raw symbols */
 	const char **arg_specs; /* --arg GLOB@SPEC, raw; points into argv */
 	size_t n_arg_specs;
 	const char **ret_specs; /* --retval GLOB[@FMT], raw */

@@ -39,7 +39,8 @@ bool bc_rtl_escape(char *out, size_t outlen, size_t *pos, const char *s, size_t 
  * The fully qualified name of a function symbol with its leading "::":
  * "::name" for C, "::ns::Class::method" for a C++ symbol (demangled, its
  * parameters and qualifiers dropped; "operator()" and templates kept).
- * A symbol that does not demangle stays as it is. 0 or -ENOSPC.
+ * A symbol that does not demangle, or any with --no-demangle
+ * (bc_demangle_set), stays as it is. 0 or -ENOSPC.
  */
 int bc_rtl_qualified(const char *symbol, char *out, size_t len);
 

@@ -29,15 +29,16 @@
 
 /*
  * Adds to `out` every function matched by `specs`, strings "[OBJ:]GLOB":
- *  - GLOB is an fnmatch(3) pattern on the symbol name; one that matches
- *    nothing is an error naming it. One that matches only IFUNCs is an
+ *  - GLOB is an fnmatch(3) pattern on the symbol name, or on a C++/Rust
+ *    symbol's demangled name (bc_sym_glob_match: "ns::Class::*",
+ *    "f(int)"); one that matches nothing is an error naming it. One that matches only IFUNCs is an
  *    error listing the implementations they select from, the object's
  *    functions named as glibc names them ("__strlen_avx2" for "strlen"),
  *    with the -u that traces them; or saying the object has no symbols
  *    for them (libc.so.6 is stripped of those).
  *  - OBJ is found by bc_symbols_find_object(); without OBJ, the executable.
- *    The separator is the last ':' outside a [...] bracket expression, so
- *    "[[:alpha:]]*" is a glob and "/odd:dir/libx.so:f*" a path.
+ *    The separator is the last lone ':' outside a [...] bracket expression,
+ *    so "[[:alpha:]]*" and "ns::f" are globs and "/odd:dir/libx.so:f*" a path.
  *  - nspecs == 0 means every function of the executable except PLT stubs,
  *    CRT and compiler helpers (_start, _init, frame_dummy, ...), *.cold parts
  *    and zero-size symbols.

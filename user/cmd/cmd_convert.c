@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/archive.h"
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
@@ -39,6 +40,9 @@ static void convert_usage(FILE *out)
 	      "                         e.g. 0644), directories MODE plus search where it\n"
 	      "                         reads (default 0600 and 0700; a replaced file\n"
 	      "                         keeps its own)\n"
+	      "  --no-demangle          C++ and Rust symbols raw (_Z7throweri), not\n"
+	      "                         demangled (thrower(int)); the er format always\n"
+	      "                         keeps them raw\n"
 	      "  --list-formats         the formats, one per line: NAME file|files|experiment\n"
 	      "                         SUFFIX (the suffix record gives its file)\n"
 	      "  -h, --help             this text\n"
@@ -47,7 +51,7 @@ static void convert_usage(FILE *out)
 	      out);
 }
 
-enum { OPT_FOUNDER = 256, OPT_LIST, OPT_MODE, OPT_FORMAT_FIRST = 512 };
+enum { OPT_FOUNDER = 256, OPT_LIST, OPT_MODE, OPT_NO_DEMANGLE, OPT_FORMAT_FIRST = 512 };
 
 struct convert_args {
 	const char *exp;
@@ -189,6 +193,7 @@ static const struct option convert_longopts[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"founder-only", no_argument, NULL, OPT_FOUNDER},
 	{"list-formats", no_argument, NULL, OPT_LIST},
+	{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 	{"mode", required_argument, NULL, OPT_MODE},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -228,6 +233,9 @@ static int parse_args(int argc, char **argv, struct convert_args *a)
 			break;
 		case OPT_FOUNDER:
 			a->descendants = false;
+			break;
+		case OPT_NO_DEMANGLE:
+			bc_demangle_set(false);
 			break;
 		case OPT_LIST:
 			bc_formats_list(stdout);

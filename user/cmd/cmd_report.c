@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/archive.h"
@@ -151,6 +152,8 @@ static void report_usage(FILE *out)
 	      "  --founder-only   the founder experiment alone; by default its descendants'\n"
 	      "                   subexperiments (_f1.er, _x1.er, ...) are merged in. A\n"
 	      "                   subexperiment's own path reports it alone.\n"
+	      "  --no-demangle    show C++ and Rust symbols raw (_Z7throweri), not\n"
+	      "                   demangled (thrower(int)); FUNC globs match either\n"
 	      "  --list-views     the views, one per line (NAME, or NAME FUNC for a view\n"
 	      "                   that takes a function), for scripts and completion\n"
 	      "  -h, --help       this text\n",
@@ -354,7 +357,7 @@ struct report_args {
 	char **argv;
 };
 
-enum { OPT_LIST_VIEWS = 256 };
+enum { OPT_LIST_VIEWS = 256, OPT_NO_DEMANGLE };
 
 /* 'F' and 'p' are no short options (not in shortopts): --founder-only and --pid only. */
 static const struct option report_longopts[] = {
@@ -363,6 +366,7 @@ static const struct option report_longopts[] = {
 	{"founder-only", no_argument, NULL, 'F'},
 	{"pid", required_argument, NULL, 'p'},
 	{"list-views", no_argument, NULL, OPT_LIST_VIEWS},
+	{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -404,6 +408,9 @@ static int parse_report_options(int argc, char **argv, struct report_args *a)
 				return 2;
 			}
 			a->pid = (uint32_t)v;
+			break;
+		case OPT_NO_DEMANGLE:
+			bc_demangle_set(false);
 			break;
 		case OPT_LIST_VIEWS:
 			list_views(stdout);

@@ -29,6 +29,7 @@
 #include "bpfcollect/capture_plan.h"
 #include "bpfcollect/libcprobes.h"
 #include "bpfcollect/cli.h"
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/exec_image.h"
 #include "bpfcollect/hostinfo.h"
@@ -685,6 +686,7 @@ int bc_cmd_record(int argc, char **argv)
 	}
 	if (x->opts.out_mode)
 		bc_out_mode_set(x->opts.out_mode);
+	bc_demangle_set(!x->opts.no_demangle);
 	if (bc_outputs_check(&x->opts, x->err, sizeof(x->err)) < 0) {
 		bc_error("%s", x->err);
 		x->exit_code = 2;

@@ -107,6 +107,9 @@ const char bc_record_usage[] =
 	"                     probes on the function's ret instructions and tail\n"
 	"                     jumps, which exceptions pass unharmed; auto\n"
 	"                     (default): sites in C++ code, uretprobes elsewhere\n"
+	"  --no-demangle      live outputs (-f) show C++ and Rust symbols raw\n"
+	"                     (_Z7throweri), not demangled (thrower(int)); the\n"
+	"                     experiment keeps raw symbols either way\n"
 	"  -q, --quiet        no status line, summary or notes on stderr;\n"
 	"                     warnings and errors still show\n"
 	"  --status           the live status line even when stderr is not a\n"
@@ -128,6 +131,7 @@ enum {
 	OPT_BUFSIZE,
 	OPT_NO_MULTI,
 	OPT_RETURN_PROBES,
+	OPT_NO_DEMANGLE,
 	OPT_ARG,
 	OPT_RETVAL,
 	OPT_STRING_SIZE,
@@ -144,6 +148,7 @@ static const struct option base_longopts[] = {
 	{"bufsize", required_argument, NULL, OPT_BUFSIZE},
 	{"no-uprobe-multi", no_argument, NULL, OPT_NO_MULTI},
 	{"return-probes", required_argument, NULL, OPT_RETURN_PROBES},
+	{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 	{"arg", required_argument, NULL, OPT_ARG},
 	{"retval", required_argument, NULL, OPT_RETVAL},
 	{"string-size", required_argument, NULL, OPT_STRING_SIZE},
@@ -331,6 +336,9 @@ static int parse_limit_option(struct bc_record_opts *o, int c, char *err, size_t
 		return bad(err, errlen, "--return-probes takes auto, uretprobe or sites, not '%s'",
 			   optarg);
 	}
+	case OPT_NO_DEMANGLE:
+		o->no_demangle = true;
+		return 0;
 	case OPT_MODE:
 		return bc_out_mode_parse(optarg, &o->out_mode, err, errlen);
 	case OPT_STRING_SIZE: {

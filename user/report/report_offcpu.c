@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/pcname.h"
 #include "bpfcollect/report_offcpu.h"
@@ -276,8 +277,8 @@ static int func_get(struct report *r, const char *name, const char *object)
 		r->funcs = v;
 		r->cap_funcs = cap;
 	}
-	r->funcs[r->n_funcs] =
-		(struct func_total){.name = r->index.v[fi].name, .object = r->index.v[fi].object};
+	r->funcs[r->n_funcs] = (struct func_total){.name = bc_sym_display(r->index.v[fi].name),
+						   .object = r->index.v[fi].object};
 	return (int)r->n_funcs++;
 }
 

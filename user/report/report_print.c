@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/report.h"
 
 #define NS_PER_US UINT64_C(1000)
@@ -136,7 +137,7 @@ static void fill_func_row(struct func_row *row, const struct bc_func_stats *f)
 	else
 		strcpy(row->excl, "-");
 	row->object = basename_or_dash(f->object);
-	row->name = f->name;
+	row->name = bc_sym_display(f->name);
 }
 
 static void print_func_notes(const struct bc_report *r, FILE *out)

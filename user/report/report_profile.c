@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/pcname.h"
 #include "bpfcollect/profile_data.h"
@@ -67,8 +68,8 @@ static int name_pc(struct profile_report *r, const char *exp, const struct bc_se
 		r->funcs = v;
 		r->cap_funcs = cap;
 	}
-	r->funcs[r->n_funcs] =
-		(struct func_total){.name = r->index.v[rc].name, .object = r->index.v[rc].object};
+	r->funcs[r->n_funcs] = (struct func_total){.name = bc_sym_display(r->index.v[rc].name),
+						   .object = r->index.v[rc].object};
 	return (int)r->n_funcs++;
 }
 

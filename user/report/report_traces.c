@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/pcname.h"
 #include "bpfcollect/profile_data.h"
@@ -80,7 +81,7 @@ static int func_of(struct report *r, struct exp_ctx *x, uint64_t pc, uint64_t wh
 		r->cap_funcs = cap;
 	}
 	memset(&r->funcs[r->n_funcs], 0, sizeof(r->funcs[0]));
-	r->funcs[r->n_funcs].name = r->index.v[rc].name;
+	r->funcs[r->n_funcs].name = bc_sym_display(r->index.v[rc].name);
 	r->funcs[r->n_funcs].object = r->index.v[rc].object;
 	return (int)r->n_funcs++;
 }

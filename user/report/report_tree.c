@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/containers.h"
 #include "bpfcollect/report_tree.h"
 #include "bpfcollect/shadow_stack.h"
@@ -122,7 +123,7 @@ static int child_node(struct bc_calltree *t, const struct thread *th, uint32_t p
 	n = &t->nodes[t->nnodes];
 	memset(n, 0, sizeof(*n));
 	n->pub.func_id = fn->func_id;
-	n->pub.name = fn->name;
+	n->pub.name = bc_sym_display(fn->name);
 	n->pub.object = fn->object;
 	n->pub.depth = p->pub.depth + 1;
 	/* The thread's stack is exactly the path to parent. */
@@ -503,7 +504,7 @@ static int add_edge(const struct bc_calltree *t, struct edge_set *s, uint32_t ot
 			e->name = "<root>";
 		} else {
 			e->func_id = t->funcs[other].func_id;
-			e->name = t->funcs[other].name;
+			e->name = bc_sym_display(t->funcs[other].name);
 		}
 		*slot = (uint32_t)s->n++;
 	}
@@ -555,7 +556,7 @@ int bc_calltree_callers_callees(const struct bc_calltree *t, uint32_t func_id,
 		return -ENOENT;
 	fn = &t->funcs[*fslot];
 	cc->func_id = func_id;
-	cc->name = fn->name;
+	cc->name = bc_sym_display(fn->name);
 	cc->object = fn->object;
 	for (uint32_t i = fn->first_node; i != NO_INDEX; i = t->nodes[i].next_same) {
 		const struct node *n = &t->nodes[i];

@@ -5,11 +5,11 @@
  * widths are measured from the data first and names come last, whole.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/containers.h"
 #include "table.h"
 #include "bpfcollect/report.h"
@@ -341,7 +341,7 @@ int bc_calltree_print_callers_callees(const struct bc_calltree *t, FILE *out, co
 		uint32_t id;
 		const char *name = bc_calltree_func_at(t, i, &id);
 
-		if (fnmatch(glob, name, 0) != 0)
+		if (!bc_sym_glob_match(glob, name))
 			continue;
 		err = BC_GROW(v, cap, n + 1);
 		if (!err)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/report.h"
 #include "bpfcollect/containers.h"
@@ -111,7 +111,7 @@ static int on_entry(struct calls_sink *c, const struct bc_event *ev)
 		k->tid = ev->rec->tid;
 		k->depth = ev->rec->depth;
 		k->entry_ktime = ev->rec->ktime;
-		k->name_copy = strdup(ev->func->name);
+		k->name_copy = strdup(bc_sym_display(ev->func->name));
 		bc_format_func_captures(ev, ", ", c->buf, sizeof(c->buf));
 		k->args = strdup(c->buf);
 		if (!k->name_copy || !k->args) {
@@ -160,7 +160,7 @@ static int calls_event(struct bc_sink *s, const struct bc_event *ev)
 	unsigned int kind = ev->rec->kind;
 
 	if ((kind != BC_REC_FUNC_ENTRY && kind != BC_REC_FUNC_RETURN) || !ev->func ||
-	    fnmatch(c->glob, ev->func->name, 0) != 0)
+	    !bc_sym_glob_match(c->glob, ev->func->name))
 		return 0;
 	return kind == BC_REC_FUNC_ENTRY ? on_entry(c, ev) : on_return(c, ev);
 }

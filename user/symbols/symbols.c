@@ -7,7 +7,6 @@
  * executable and the objects specs name is objfind.c (with libsearch.c).
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <gelf.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -16,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/elf_symbols.h"
 #include "objfind.h"
 #include "bpfcollect/symbols.h"
@@ -35,7 +35,7 @@ static void select_matching(struct bc_elf_object *obj, const char *glob, size_t 
 	for (size_t i = 0; i < obj->nsyms; i++) {
 		struct bc_elf_sym *s = &obj->syms[i];
 
-		if (fnmatch(glob, s->name, 0))
+		if (!bc_sym_glob_match(glob, s->name))
 			continue;
 		if (s->ifunc) {
 			(*nifuncs)++;
@@ -232,6 +232,8 @@ const char *bc_spec_separator(const char *spec)
 
 			if (end)
 				p = end;
+		} else if (*p == ':' && p[1] == ':') {
+			p++; /* "ns::f": C++ and Rust scopes are the name's, never a separator */
 		} else if (*p == ':') {
 			sep = p;
 		}
@@ -341,7 +343,7 @@ static int explain_ifuncs(const struct bc_elf_object *obj, const char *spec, con
 		goto out;
 	}
 	for (size_t i = 0; i < obj->nsyms; i++)
-		if (obj->syms[i].ifunc && !fnmatch(glob, obj->syms[i].name, 0))
+		if (obj->syms[i].ifunc && bc_sym_glob_match(glob, obj->syms[i].name))
 			ifuncs[nifuncs++] = obj->syms[i].name;
 	nifuncs = sort_unique(ifuncs, nifuncs);
 	for (size_t i = 0; i < obj->nsyms; i++) {

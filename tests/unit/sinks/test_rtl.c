@@ -169,6 +169,19 @@ static void test_message_specs(void **state)
 	assert_int_equal(bc_rtl_message_arg(&o, "/usr/lib/libbar.so.1", "log_marker"), 0);
 	assert_int_equal(bc_rtl_message_arg(&o, "/opt/a:b/prog", "trace"), 3);
 	assert_int_equal(bc_rtl_message_arg(&o, "/opt/a:b/prog", "other"), 0);
+	/* a C++ function: "::" is its own, and it matches the mangled symbol */
+	assert_int_equal(
+		bc_rtl_message_parse(&o, "libfoo:ns::Log::write(char const*):2", err, sizeof(err)),
+		0);
+	assert_string_equal(o.messages[2].object, "libfoo");
+	assert_string_equal(o.messages[2].func, "ns::Log::write(char const*)");
+	assert_int_equal(bc_rtl_message_arg(&o, "/usr/lib/libfoo.so.1", "_ZN2ns3Log5writeEPKc"), 2);
+	assert_int_equal(bc_rtl_message_arg(&o, "/usr/lib/libfoo.so.1", "_ZN2ns3Log5writeEi"), 0);
+	assert_int_equal(
+		bc_rtl_message_parse(&o, "/opt/a:b/prog:ns::Log::write:1", err, sizeof(err)), 0);
+	assert_string_equal(o.messages[3].object, "/opt/a:b/prog");
+	assert_string_equal(o.messages[3].func, "ns::Log::write");
+	assert_int_equal(bc_rtl_message_arg(&o, "/opt/a:b/prog", "_ZN2ns3Log5writeEi"), 1);
 	const char *bad[] = {"",	"f",	   "obj:f",   ":f:1",	   "obj::1",  "obj:f:",
 			     "obj:f:0", "obj:f:7", "obj:f:x", "obj:f:arg", "obj:f:1x"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {

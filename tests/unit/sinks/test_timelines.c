@@ -9,6 +9,7 @@
  */
 #include "producer_fixture.h"
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/chrome.h"
 #include "bpfcollect/folded.h"
 #include "bpfcollect/json.h"
@@ -349,6 +350,44 @@ static void test_folded_calls(void **state)
 				      "demo;work 2500\n");
 }
 
+/* A C++ function's frame: demangled, or raw with --no-demangle (bc_demangle_set). */
+static char *folded_cxx(void)
+{
+	struct bc_folded_opts o = {.weight = BC_FOLDED_EXCL};
+	struct stream st;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	make_stream(&st);
+	free(st.funcs.v[1].name);
+	st.funcs.v[1].name = strdup("_ZN2ns4workEi");
+	assert_non_null(st.funcs.v[1].name);
+	return run(&st, bc_folded_sink_new(f, &o, NULL), f, &buf);
+}
+
+static void test_demangled_names(void **state)
+{
+	char *out;
+
+	(void)state;
+	out = folded_cxx();
+	assert_string_equal(out, "demo;main 2000\n"
+				 "demo;main;ns::work(int) 6000\n"
+				 "demo;ns::work(int) 2500\n");
+	free(out);
+	bc_demangle_set(false);
+	out = folded_cxx();
+	bc_demangle_set(true);
+	/* lines in byte order: '_' before 'm' */
+	assert_string_equal(out, "demo;_ZN2ns4workEi 2500\n"
+				 "demo;main 2000\n"
+				 "demo;main;_ZN2ns4workEi 6000\n");
+	free(out);
+	bc_demangle_cache_free();
+}
+
 static void test_folded_options(void **state)
 {
 	struct bc_folded_opts o = {0};
@@ -370,10 +409,11 @@ static void test_folded_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json_strings), cmocka_unit_test(test_json_us),
-		cmocka_unit_test(test_path_ids),     cmocka_unit_test(test_sys_merge),
-		cmocka_unit_test(test_chrome_calls), cmocka_unit_test(test_chrome_usage),
-		cmocka_unit_test(test_folded_calls), cmocka_unit_test(test_folded_options),
+		cmocka_unit_test(test_json_strings),	cmocka_unit_test(test_json_us),
+		cmocka_unit_test(test_path_ids),	cmocka_unit_test(test_sys_merge),
+		cmocka_unit_test(test_chrome_calls),	cmocka_unit_test(test_chrome_usage),
+		cmocka_unit_test(test_folded_calls),	cmocka_unit_test(test_folded_options),
+		cmocka_unit_test(test_demangled_names),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/json.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/state.h"
@@ -373,7 +374,7 @@ int chrome_write_frames(struct chrome_sink *c)
 	for (size_t k = 0; k + 1 < sn->n_nodes; k++) {
 		const struct bc_stack_node *node = &sn->nodes[order[k]];
 		const struct bc_fnkey *fn = bc_stack_node_fn(sn, order[k]);
-		const char *name = fn->name;
+		const char *name = bc_sym_display(fn->name);
 
 		if (bc_stack_fn_is_kernel(fn) && !strncmp(name, "vmlinux`", 8))
 			name += 8; /* its category says vmlinux */

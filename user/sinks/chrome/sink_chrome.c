@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/chrome.h"
 #include "bpfcollect/json.h"
@@ -118,7 +119,7 @@ static const char *func_name(const struct chrome_sink *c, uint32_t func_id, cons
 		return NULL;
 	slash = f->object ? strrchr(f->object, '/') : NULL;
 	*object = slash ? slash + 1 : f->object ? f->object : "";
-	return f->name;
+	return bc_sym_display(f->name);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/folded.h"
 #include "bpfcollect/outfile.h"
 #include "bpfcollect/pidtab.h"
@@ -282,7 +283,7 @@ static int folded_event(struct bc_sink *s, const struct bc_event *ev)
 static void put_frame(FILE *out, const struct bc_fnkey *fn)
 {
 	bool kernel = bc_stack_fn_is_kernel(fn);
-	const char *name = fn->name;
+	const char *name = bc_sym_display(fn->name);
 
 	if (kernel && !strncmp(name, "vmlinux`", 8))
 		name += 8;

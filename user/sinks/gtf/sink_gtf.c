@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/outfile.h"
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/containers.h"
@@ -180,7 +181,7 @@ static const char *event_name(const struct bc_event *ev, char *buf, size_t len)
 	case BC_REC_FUNC_ENTRY:
 	case BC_REC_FUNC_RETURN:
 		if (ev->func && ev->func->name)
-			return ev->func->name;
+			return bc_sym_display(ev->func->name);
 		snprintf(buf, len, "func_%" PRIu32, ((const struct bc_rec_func_entry *)h)->func_id);
 		return buf;
 	case BC_REC_SYS_ENTER:

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/outfile.h"
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/hostinfo.h"
@@ -296,7 +297,7 @@ static const char *func_names(const struct bc_event *ev, uint32_t func_id, char 
 		*intf = slash && slash[1] ? slash + 1 : obj;
 	}
 	if (ev->func && ev->func->name)
-		return ev->func->name;
+		return bc_sym_display(ev->func->name);
 	snprintf(buf, buflen, "func_%" PRIu32, func_id);
 	return buf;
 }

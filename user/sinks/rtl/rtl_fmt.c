@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* RTL lines, names and escaping (see bpfcollect/rtl.h, docs/rtl.md). */
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/rtl.h"
 
 static bool put(char *out, size_t outlen, size_t *pos, const char *piece, size_t n)
@@ -52,69 +52,14 @@ bool bc_rtl_escape(char *out, size_t outlen, size_t *pos, const char *s, size_t 
 	return true;
 }
 
-/* libstdc++'s demangler when it is there (no link dependency); NULL otherwise. */
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-static demangle_fn demangler(void)
-{
-	static demangle_fn fn;
-	static bool looked;
-
-	if (!looked) {
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-
-		looked = true;
-		if (h)
-			*(void **)&fn = dlsym(h, "__cxa_demangle");
-	}
-	return fn;
-}
-
-/*
- * The name part of a demangled signature: everything before the top-level
- * '(' of the parameters, and without a return type ("int ns::f(int)" from a
- * template instance); "operator()" keeps its own parentheses.
- */
-static void name_part(const char *d, char *out, size_t len)
-{
-	size_t n = strlen(d), end = n, start = 0;
-	int depth = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (d[i] == '<')
-			depth++;
-		else if (d[i] == '>' && depth > 0)
-			depth--;
-		else if (d[i] == '(' && depth == 0) {
-			if (i >= 8 && !strncmp(d + i - 8, "operator", 8) && d[i + 1] == ')') {
-				i++;
-				continue;
-			}
-			end = i;
-			break;
-		} else if (d[i] == ' ' && depth == 0 && i < end) {
-			/* a space at the top level before the parameters ends a return type */
-			if (!(i >= 8 && !strncmp(d + i - 8, "operator", 8)))
-				start = i + 1;
-		}
-	}
-	if (start > end)
-		start = 0;
-	snprintf(out, len, "%.*s", (int)(end - start), d + start);
-}
-
 int bc_rtl_qualified(const char *symbol, char *out, size_t len)
 {
-	demangle_fn fn = !strncmp(symbol, "_Z", 2) ? demangler() : NULL;
-	char name[1024];
-	int status = -1;
-	char *d = fn ? fn(symbol, NULL, NULL, &status) : NULL;
+	char full[1024], name[1024];
 
-	if (d && status == 0)
-		name_part(d, name, sizeof(name));
+	if (bc_demangle_enabled() && bc_demangle(symbol, full, sizeof(full)) == 0)
+		bc_demangle_name_part(full, name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "%s", symbol);
-	free(d);
 	if ((size_t)snprintf(out, len, "::%s", name) >= len)
 		return -ENOSPC;
 	return 0;
@@ -164,10 +109,19 @@ int bc_rtl_message_parse(struct bc_rtl_opts *o, const char *spec, char *err, siz
 		snprintf(err, errlen, "--rtl-message: at most %d functions", BC_RTL_MESSAGES_MAX);
 		return -EINVAL;
 	}
-	first = last ? memchr(spec, ':', (size_t)(last - spec)) : NULL;
-	/* the function is between the last two colons: OBJ may hold colons of its own */
-	for (const char *p = first; p && p < last; p = memchr(p + 1, ':', (size_t)(last - p - 1)))
-		first = p;
+	/*
+	 * The function is between the last two lone colons: OBJ may hold colons
+	 * of its own, and a C++ FUNC holds "::" ("libfoo:ns::Log::write:2").
+	 */
+	first = NULL;
+	for (const char *p = spec; last && p < last; p++) {
+		if (*p != ':')
+			continue;
+		if (p + 1 < last && p[1] == ':')
+			p++;
+		else
+			first = p;
+	}
 	if (!last || !first || first == spec || last == first + 1 || !last[1]) {
 		snprintf(err, errlen,
 			 "--rtl-message takes OBJ:FUNC:ARGN (e.g. libfoo:log_marker:1), not '%s'",
@@ -199,7 +153,8 @@ unsigned int bc_rtl_message_arg(const struct bc_rtl_opts *o, const char *object,
 	for (size_t i = 0; i < o->n_messages; i++) {
 		const struct bc_rtl_message_fn *m = &o->messages[i];
 
-		if (strcmp(m->func, name))
+		/* FUNC as -u takes it: a glob on the symbol or its demangled name */
+		if (!bc_sym_glob_match(m->func, name))
 			continue;
 		/* a path, or a library named as -u names it (libfoo for libfoo.so.1) */
 		bc_rtl_module(m->object, want, sizeof(want));

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdbool.h>
 
+#include "bpfcollect/demangle.h"
 #include "bpfcollect/outfile.h"
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/containers.h"
@@ -62,7 +63,7 @@ static void sys_name_of(const struct bc_event *ev, uint32_t nr, char *buf, size_
 static void put_func(struct text_sink *t, const struct bc_event *ev, uint32_t func_id)
 {
 	if (ev->func)
-		put_token(t->out, ev->func->name, SIZE_MAX);
+		put_token(t->out, bc_sym_display(ev->func->name), SIZE_MAX);
 	else
 		fprintf(t->out, "<unknown-id-%" PRIu32 ">", func_id);
 }

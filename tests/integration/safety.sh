@@ -61,32 +61,33 @@ test_exceptions() {
 	echo "# C++ exceptions thrown through traced frames: caught as untraced"
 	check "g++ builds the exception program" build_exceptions || return
 	./exceptions 1000 >ex.ref
-	"$BC" record -q -o ex.er -u '_Z7throweri' -u '_ZN2ns6Worker6middleEi' -u '_Z7catcheriPl' \
+	"$BC" record -q -o ex.er -u thrower -u 'ns::Worker::*' -u 'catcher(int, long*)' \
 		-- ./exceptions 1000 >ex.out 2>ex.err
 	check_eq "launched: exits 0, as untraced" 0 $?
 	check "and prints what it prints untraced" cmp -s ex.ref ex.out
-	check_eq "every call of thrower" 1000 "$(calls_of ex.er _Z7throweri)"
-	check_eq "every call of the middle frame" 1000 "$(calls_of ex.er _ZN2ns6Worker6middleEi)"
-	check_eq "every call of the catcher" 1000 "$(calls_of ex.er _Z7catcheriPl)"
+	check_eq "every call of thrower(int)" 1000 "$(calls_of ex.er 'thrower(int)')"
+	check_eq "every call of the middle frame" 1000 "$(calls_of ex.er 'ns::Worker::middle(int)')"
+	check_eq "every call of the catcher" 1000 \
+		"$("$BC" report ex.er functions | awk '/ catcher\(int, long\*\)$/ { print $1 }')"
 	check "calls left by an exception closed with their time: none never returned" \
 		bash -c "! grep -q 'never returned' <('$BC' report ex.er functions)"
 	"$BC" report ex.er events >ex.ev
 	check_eq "every return has its entry" ok "$(nesting_ok ex.ev)"
 
 	echo "# the same with -F off (an uprobe_multi link) and perf uprobes"
-	"$BC" record -q -o exm.er -F off -u '_Z7throweri' -- ./exceptions 1000 >exm.out 2>&1
+	"$BC" record -q -o exm.er -F off -u thrower -- ./exceptions 1000 >exm.out 2>&1
 	check_eq "-F off: exits 0" 0 $?
-	check_eq "-F off: every call of thrower" 1000 "$(calls_of exm.er _Z7throweri)"
-	"$BC" record -q -o exp.er -F off --no-uprobe-multi -u '_Z7throweri' -- ./exceptions 1000 \
+	check_eq "-F off: every call of thrower" 1000 "$(calls_of exm.er 'thrower(int)')"
+	"$BC" record -q -o exp.er -F off --no-uprobe-multi -u thrower -- ./exceptions 1000 \
 		>exp.out 2>&1
 	check_eq "perf uprobes: exits 0" 0 $?
-	check_eq "perf uprobes: every call of thrower" 1000 "$(calls_of exp.er _Z7throweri)"
+	check_eq "perf uprobes: every call of thrower" 1000 "$(calls_of exp.er 'thrower(int)')"
 
 	echo "# --return-probes=uretprobe: what the default avoids"
-	"$BC" record -q -o exu.er --return-probes=uretprobe -u '_Z7throweri' -- ./exceptions 30 \
+	"$BC" record -q -o exu.er --return-probes=uretprobe -u thrower -- ./exceptions 30 \
 		>exu.out 2>&1
 	check_eq "a uretprobe in the exception's way aborts the program (134)" 134 $?
-	"$BC" record -q -o bad.er --return-probes=sometimes -u '_Z7throweri' -- ./exceptions 3 \
+	"$BC" record -q -o bad.er --return-probes=sometimes -u thrower -- ./exceptions 3 \
 		>bad.out 2>&1
 	check_eq "--return-probes with a bad value is a usage error" 2 $?
 	check "naming the values" grep -q "auto, uretprobe or sites" bad.out
@@ -96,7 +97,7 @@ test_exceptions() {
 	./exceptions 3000 --wait >exa.out 2>&1 &
 	tp=$!
 	wait_for exa.out '^ready'
-	"$BC" record -o exa.er -u '_Z7throweri' -P $tp >/dev/null 2>exa.err &
+	"$BC" record -o exa.er -u thrower -P $tp >/dev/null 2>exa.err &
 	rp=$!
 	wait_for exa.err 'attached to'
 	kill -USR1 $tp
@@ -107,7 +108,7 @@ test_exceptions() {
 	wait_gone $tp
 	check_eq "the attached program exits 0" 0 $?
 	check_eq "and catches what it catches untraced" 1000 "$(value_of exa.out caught)"
-	check_eq "every call of thrower while attached" 3000 "$(calls_of exa.er _Z7throweri)"
+	check_eq "every call of thrower while attached" 3000 "$(calls_of exa.er 'thrower(int)')"
 }
 
 test_leave() {

@@ -70,6 +70,8 @@ done
 if [ "${BPFCOLLECT_NO_PEERS:-0}" != 1 ]; then
 	have_cmd bpftrace || need="$need bpftrace"
 	have_cmd uftrace || need="$need uftrace"
+	# Go programs built by the safety tests
+	have_cmd go || need="$need golang-go"
 fi
 # gprofng ships in binutils on Debian 12; it must be there to check experiments.
 have_cmd gprofng || need="$need binutils"

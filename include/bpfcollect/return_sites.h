@@ -15,7 +15,7 @@
 
 /* How functions' returns are probed (record --return-probes). */
 enum bc_returns_mode {
-	BC_RETURNS_AUTO,      /* at the exits in code exceptions pass (C++), else uretprobes */
+	BC_RETURNS_AUTO,      /* at the exits in code that reads its stacks (C++, Go), else uretprobes */
 	BC_RETURNS_URETPROBE, /* uretprobes everywhere */
 	BC_RETURNS_SITES,     /* at the exits everywhere */
 };
@@ -35,9 +35,10 @@ int bc_return_sites_read(int fd, uint64_t offset, uint64_t addr, uint64_t size, 
 			 size_t *n);
 
 /*
- * Whether the object at path is C++ code that exceptions may leave through:
- * it has exception tables (.gcc_except_table) or unwinds with libstdc++'s
- * personality routine. 1, 0, or -errno.
+ * Whether the object at path reads return addresses on its stacks: C++
+ * code that exceptions may leave through (exception tables, or libstdc++'s
+ * personality routine), or Go (.gopclntab: its stack copier and traceback
+ * walk every frame). 1, 0, or -errno.
  */
 int bc_object_throws(const char *path);
 

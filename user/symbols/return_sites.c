@@ -145,7 +145,9 @@ int bc_object_throws(const char *path)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".gcc_except_table"))
+		/* Go: its stack copier and traceback read return addresses too */
+		if (name && (!strcmp(name, ".gcc_except_table") || !strcmp(name, ".gopclntab") ||
+			     !strcmp(name, ".go.buildinfo")))
 			found = 1;
 		else if (sh.sh_type == SHT_DYNSYM)
 			found = undefined_dynamic(elf, scn, &sh, "__gxx_personality_v0");

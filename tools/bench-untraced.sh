@@ -67,6 +67,30 @@ libc=$(awk '$NF ~ /\/libc\.so/ { print $NF; exit }' /proc/$sleeper/maps)
 
 loop_ns() { "$target" "$calls" | sed -n 's/^elapsed_ns=//p'; }
 
+# measured TRACER STOP MEASURE...: waits until the tracer started in the
+# background ($agent) is in (bpftrace says so; bpfcollect creates its
+# experiment after), runs MEASURE, then stops the agent: STOP "int" sends
+# SIGINT, "child" ends its launched command (and so the recording).
+measured() {
+	local tracer=$1 stop=$2
+	shift 2
+	for _ in $(seq 100); do
+		if [ "$tracer" == bpftrace ]; then grep -q "Attaching" "$tmp/bt.out" && break
+		else [ -d "$tmp/u.er" ] && break; fi
+		sleep 0.1
+	done
+	sleep 0.5
+	"$@"
+	if [ "$stop" == child ]; then
+		pkill -P "$agent" -x sleep
+	else
+		kill -INT "$agent" 2>/dev/null
+	fi
+	wait "$agent" 2>/dev/null
+	agent=
+	rm -rf "$tmp/u.er"
+}
+
 # under KIND: one bench run with the tracer KIND attached to the sleeper.
 under() {
 	local ready=
@@ -89,18 +113,7 @@ under() {
 		ready=bpftrace
 		;;
 	esac
-	# bpftrace says when it attached; bpfcollect creates its experiment after.
-	for _ in $(seq 100); do
-		if [ "$ready" == bpftrace ]; then grep -q "Attaching" "$tmp/bt.out" && break
-		else [ -d "$tmp/u.er" ] && break; fi
-		sleep 0.1
-	done
-	sleep 0.5
-	loop_ns
-	kill -INT "$agent" 2>/dev/null
-	wait "$agent" 2>/dev/null
-	agent=
-	rm -rf "$tmp/u.er"
+	measured "$ready" int loop_ns
 }
 
 kinds=(untraced bpfcollect bpfcollect-F bpftrace)
@@ -149,21 +162,7 @@ beside() {
 		;;
 	esac
 	agent=$!
-	for _ in $(seq 100); do
-		if [ "$1" == bpftrace ]; then grep -q "Attaching" "$tmp/bt.out" && break
-		else [ -d "$tmp/u.er" ] && break; fi
-		sleep 0.1
-	done
-	sleep 0.5
-	pairs
-	if [ "$1" == heap ]; then
-		pkill -P "$agent" -x sleep # its command ends, and the recording
-	else
-		kill -INT "$agent" 2>/dev/null
-	fi
-	wait "$agent" 2>/dev/null
-	agent=
-	rm -rf "$tmp/u.er"
+	if [ "$1" == heap ]; then measured "$1" child pairs; else measured "$1" int pairs; fi
 }
 
 nkinds=(untraced heap libc-P bpftrace)

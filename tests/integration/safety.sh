@@ -33,82 +33,85 @@ neighbours_during() {
 
 test_neighbours() {
 	echo "# -H on -- CMD: the heap probes in the traced process alone"
-	neighbours_during heap -H on --
-	check_eq "the traced process has them" "malloc cc free cc" "$(cat heap.t.out)"
+	neighbours_during nb-heap -H on --
+	check_eq "the traced process has them" "malloc cc free cc" "$(cat nb-heap.t.out)"
 	check "an unrelated process running malloc and free has not" \
-		grep -q '^malloc [^c]. free [^c].$' heap.n.out
-	check "heap records were made" test "$("$BC" report heap.er heap | grep -c malloc)" -gt 0
+		grep -q '^malloc [^c]. free [^c].$' nb-heap.n.out
+	check "heap records were made" test "$("$BC" report nb-heap.er heap | grep -c malloc)" -gt 0
 
 	echo "# -u libc:malloc -P PID: the probe in the attached process alone"
-	neighbours_during pid -u libc:malloc -P TRACED
-	check "the attached process has it" grep -q '^malloc cc ' pid.t.out
-	check "an unrelated process has not" grep -q '^malloc [^c]. ' pid.n.out
-	check "its calls were counted" test "$(calls_of pid.er malloc)" -gt 0
+	neighbours_during nb-pid -u libc:malloc -P TRACED
+	check "the attached process has it" grep -q '^malloc cc ' nb-pid.t.out
+	check "an unrelated process has not" grep -q '^malloc [^c]. ' nb-pid.n.out
+	check "its calls were counted" test "$(calls_of nb-pid.er malloc)" -gt 0
 
 	echo "# -F off -u libc:malloc -- CMD"
-	neighbours_during off -F off -u libc:malloc --
-	check "the traced process has it" grep -q '^malloc cc ' off.t.out
-	check "an unrelated process has not" grep -q '^malloc [^c]. ' off.n.out
+	neighbours_during nb-off -F off -u libc:malloc --
+	check "the traced process has it" grep -q '^malloc cc ' nb-off.t.out
+	check "an unrelated process has not" grep -q '^malloc [^c]. ' nb-off.n.out
 }
 
-# The C++ exception program, built here with g++ as users build C++.
+# The C++ exception program, built here with g++ as users build C++. Files
+# of these tests carry prefixes (nb-, cx-): every test shares run.sh's
+# work directory, and record never overwrites an experiment (heap.er is
+# test_heap's).
 build_exceptions() {
-	[ -x exceptions ] && return 0
-	g++ -O2 -o exceptions "$HERE/../targets/cxx/exceptions.cc"
+	[ -x cx-exceptions ] && return 0
+	g++ -O2 -o cx-exceptions "$HERE/../targets/cxx/exceptions.cc"
 }
 
 test_exceptions() {
 	echo "# C++ exceptions thrown through traced frames: caught as untraced"
 	check "g++ builds the exception program" build_exceptions || return
-	./exceptions 1000 >ex.ref
-	"$BC" record -q -o ex.er -u thrower -u 'ns::Worker::*' -u 'catcher(int, long*)' \
-		-- ./exceptions 1000 >ex.out 2>ex.err
+	./cx-exceptions 1000 >cx-ex.ref
+	"$BC" record -q -o cx-ex.er -u thrower -u 'ns::Worker::*' -u 'catcher(int, long*)' \
+		-- ./cx-exceptions 1000 >cx-ex.out 2>cx-ex.err
 	check_eq "launched: exits 0, as untraced" 0 $?
-	check "and prints what it prints untraced" cmp -s ex.ref ex.out
-	check_eq "every call of thrower(int)" 1000 "$(calls_of ex.er 'thrower(int)')"
-	check_eq "every call of the middle frame" 1000 "$(calls_of ex.er 'ns::Worker::middle(int)')"
+	check "and prints what it prints untraced" cmp -s cx-ex.ref cx-ex.out
+	check_eq "every call of thrower(int)" 1000 "$(calls_of cx-ex.er 'thrower(int)')"
+	check_eq "every call of the middle frame" 1000 "$(calls_of cx-ex.er 'ns::Worker::middle(int)')"
 	check_eq "every call of the catcher" 1000 \
-		"$("$BC" report ex.er functions | awk '/ catcher\(int, long\*\)$/ { print $1 }')"
+		"$("$BC" report cx-ex.er functions | awk '/ catcher\(int, long\*\)$/ { print $1 }')"
 	check "calls left by an exception closed with their time: none never returned" \
-		bash -c "! grep -q 'never returned' <('$BC' report ex.er functions)"
-	"$BC" report ex.er events >ex.ev
-	check_eq "every return has its entry" ok "$(nesting_ok ex.ev)"
+		bash -c "! grep -q 'never returned' <('$BC' report cx-ex.er functions)"
+	"$BC" report cx-ex.er events >cx-ex.ev
+	check_eq "every return has its entry" ok "$(nesting_ok cx-ex.ev)"
 
 	echo "# the same with -F off (an uprobe_multi link) and perf uprobes"
-	"$BC" record -q -o exm.er -F off -u thrower -- ./exceptions 1000 >exm.out 2>&1
+	"$BC" record -q -o cx-exm.er -F off -u thrower -- ./cx-exceptions 1000 >cx-exm.out 2>&1
 	check_eq "-F off: exits 0" 0 $?
-	check_eq "-F off: every call of thrower" 1000 "$(calls_of exm.er 'thrower(int)')"
-	"$BC" record -q -o exp.er -F off --no-uprobe-multi -u thrower -- ./exceptions 1000 \
-		>exp.out 2>&1
+	check_eq "-F off: every call of thrower" 1000 "$(calls_of cx-exm.er 'thrower(int)')"
+	"$BC" record -q -o cx-exp.er -F off --no-uprobe-multi -u thrower -- ./cx-exceptions 1000 \
+		>cx-exp.out 2>&1
 	check_eq "perf uprobes: exits 0" 0 $?
-	check_eq "perf uprobes: every call of thrower" 1000 "$(calls_of exp.er 'thrower(int)')"
+	check_eq "perf uprobes: every call of thrower" 1000 "$(calls_of cx-exp.er 'thrower(int)')"
 
 	echo "# --return-probes=uretprobe: what the default avoids"
-	"$BC" record -q -o exu.er --return-probes=uretprobe -u thrower -- ./exceptions 30 \
-		>exu.out 2>&1
+	"$BC" record -q -o cx-exu.er --return-probes=uretprobe -u thrower -- ./cx-exceptions 30 \
+		>cx-exu.out 2>&1
 	check_eq "a uretprobe in the exception's way aborts the program (134)" 134 $?
-	"$BC" record -q -o bad.er --return-probes=sometimes -u thrower -- ./exceptions 3 \
-		>bad.out 2>&1
+	"$BC" record -q -o cx-bad.er --return-probes=sometimes -u thrower -- ./cx-exceptions 3 \
+		>cx-bad.out 2>&1
 	check_eq "--return-probes with a bad value is a usage error" 2 $?
-	check "naming the values" grep -q "auto, uretprobe or sites" bad.out
+	check "naming the values" grep -q "auto, uretprobe or sites" cx-bad.out
 
 	echo "# -P: attached while it throws"
 	local tp rp
-	./exceptions 3000 --wait >exa.out 2>&1 &
+	./cx-exceptions 3000 --wait >cx-exa.out 2>&1 &
 	tp=$!
-	wait_for exa.out '^ready'
-	"$BC" record -o exa.er -u thrower -P $tp >/dev/null 2>exa.err &
+	wait_for cx-exa.out '^ready'
+	"$BC" record -o cx-exa.er -u thrower -P $tp >/dev/null 2>cx-exa.err &
 	rp=$!
-	wait_for exa.err 'attached to'
+	wait_for cx-exa.err 'attached to'
 	kill -USR1 $tp
-	wait_for exa.out '^caught'
+	wait_for cx-exa.out '^caught'
 	kill -INT $rp
 	wait_gone $rp
 	kill -USR2 $tp
 	wait_gone $tp
 	check_eq "the attached program exits 0" 0 $?
-	check_eq "and catches what it catches untraced" 1000 "$(value_of exa.out caught)"
-	check_eq "every call of thrower while attached" 3000 "$(calls_of exa.er 'thrower(int)')"
+	check_eq "and catches what it catches untraced" 1000 "$(value_of cx-exa.out caught)"
+	check_eq "every call of thrower while attached" 3000 "$(calls_of cx-exa.er 'thrower(int)')"
 }
 
 test_leave() {

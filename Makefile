@@ -34,6 +34,7 @@ PKG_CONFIG ?= pkg-config
 # Install build dependencies on demand, before anything needs them.
 DEPS_OK := $(shell command -v $(CLANG) >/dev/null 2>&1 && \
 	command -v $(BPFTOOL) >/dev/null 2>&1 && \
+	command -v g++ >/dev/null 2>&1 && { [ "$${BPFCOLLECT_NO_PEERS:-0}" = 1 ] || command -v go >/dev/null 2>&1; } && \
 	$(PKG_CONFIG) --exists libbpf libelf zlib cmocka capstone 2>/dev/null && \
 	ls /usr/src/linux-headers-*-common/include/linux/syscalls.h >/dev/null 2>&1 && echo yes)
 ifneq ($(DEPS_OK),yes)

@@ -35,14 +35,14 @@ PKG_CONFIG ?= pkg-config
 DEPS_OK := $(shell command -v $(CLANG) >/dev/null 2>&1 && \
 	command -v $(BPFTOOL) >/dev/null 2>&1 && \
 	command -v g++ >/dev/null 2>&1 && { [ "$${BPFCOLLECT_NO_PEERS:-0}" = 1 ] || command -v go >/dev/null 2>&1; } && \
-	$(PKG_CONFIG) --exists libbpf libelf zlib cmocka capstone 2>/dev/null && \
+	$(PKG_CONFIG) --exists libbpf libelf libdw zlib cmocka capstone 2>/dev/null && \
 	ls /usr/src/linux-headers-*-common/include/linux/syscalls.h >/dev/null 2>&1 && echo yes)
 ifneq ($(DEPS_OK),yes)
 ifeq ($(filter clean format vmlinux,$(MAKECMDGOALS)),)
 $(info bpfcollect: build dependencies missing, running tools/install-deps.sh)
 DEPS_RC := $(shell tools/install-deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
-$(error tools/install-deps.sh failed; install clang bpftool libbpf-dev libelf-dev zlib1g-dev libcmocka-dev libcapstone-dev pkg-config)
+$(error tools/install-deps.sh failed; install clang bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libcmocka-dev libcapstone-dev pkg-config)
 endif
 endif
 endif
@@ -50,7 +50,7 @@ endif
 ARCH := x86
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
-LIBS_PC := libbpf libelf zlib capstone
+LIBS_PC := libbpf libelf libdw zlib capstone
 PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)

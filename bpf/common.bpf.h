@@ -17,17 +17,36 @@
 
 #define BC_DEPTH_MASK (BC_MAX_DEPTH - 1)
 
+/*
+ * Open traced-function frames: a thread's (task_state.fr) or a goroutine's
+ * (bpf/goroutine.bpf.h). A goroutine's records carry their own tid
+ * (BC_GOROUTINE_TID_BASE + goid) and sequence numbers; tid 0 is a thread's,
+ * whose records carry the kernel's tid and the thread's sequence.
+ */
+struct frames {
+	__u64 entry_ktime[BC_MAX_DEPTH];
+	__u64 entry_sp[BC_MAX_DEPTH];
+	__u32 entry_func[BC_MAX_DEPTH]; /* the function id (cookie) of each open frame */
+	__u32 depth;			/* frames currently open */
+	__u32 tid;			/* a goroutine's: BC_GOROUTINE_TID_BASE + goid */
+	__u64 seq;			/* a goroutine's records' sequence */
+	__u64 goid;
+};
+
+/* The key of a goroutine's frames: its process and its runtime.g. */
+struct go_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 g;
+};
+
 /* Per-thread state; lives in task storage, so it dies with the thread. */
 struct task_state {
 	/* first: the sequence number and the system call in progress, read by the agent */
 	struct bc_task_sys sys;
 	__u32 traced;	    /* 1: this thread's process is in traced_pids */
 	__u32 untraced_gen; /* traced_generation + 1 when it was found untraced */
-	__u32 depth;	    /* traced-function frames currently open */
-	__u32 pad2;
-	__u64 entry_ktime[BC_MAX_DEPTH];
-	__u64 entry_sp[BC_MAX_DEPTH];
-	__u32 entry_func[BC_MAX_DEPTH]; /* the function id (cookie) of each open frame */
+	struct frames fr;   /* its traced-function frames */
 	/* off CPU since off_ktime (0: on CPU, or never seen leaving it); sched.bpf.c */
 	__u64 off_ktime;
 	__u64 wake_ktime;
@@ -59,6 +78,9 @@ struct task_state {
 	/* probe_site's key and answer (and frame_over's slot): off the stack */
 	struct bc_site_key site_key;
 	struct bc_site site;
+	/* a Go probe's: the goroutine's key, and what was read of its g */
+	struct go_key go_key;
+	__u64 go_read[2];
 };
 
 /* The agent sizes it (power of two, multiple of the page size) before load. */
@@ -191,8 +213,9 @@ static __always_inline void count_lost(__u32 loss_class)
  * Fills a record head. The sequence number is consumed even when the record
  * is then lost, so a loss shows as a gap in the thread's sequence.
  */
-static __always_inline void fill_head(struct bc_rec_head *h, __u32 size, __u16 kind,
-				      struct task_state *ts, __u32 depth, __u64 now)
+static __always_inline void fill_head_of(struct bc_rec_head *h, __u32 size, __u16 kind,
+					 struct task_state *ts, struct frames *fr, __u32 depth,
+					 __u64 now)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
@@ -200,9 +223,20 @@ static __always_inline void fill_head(struct bc_rec_head *h, __u32 size, __u16 k
 	h->kind = kind;
 	h->depth = depth;
 	h->pid = id >> 32;
-	h->tid = (__u32)id;
-	h->seq = ts ? ++ts->sys.seq : 0;
+	if (fr && fr->tid) {
+		h->tid = fr->tid;
+		h->seq = ++fr->seq;
+	} else {
+		h->tid = (__u32)id;
+		h->seq = ts ? ++ts->sys.seq : 0;
+	}
 	h->ktime = now;
+}
+
+static __always_inline void fill_head(struct bc_rec_head *h, __u32 size, __u16 kind,
+				      struct task_state *ts, __u32 depth, __u64 now)
+{
+	fill_head_of(h, size, kind, ts, NULL, depth, now);
 }
 
 /*
@@ -231,18 +265,30 @@ static __noinline void flush_deferred_call(struct task_state *ts)
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 
-/* The head of a record built in scratch memory, output after this: a waiting call's entry first. */
-static __always_inline void record_head(struct bc_rec_head *h, __u32 size, __u16 kind,
-					struct task_state *ts, __u32 depth, __u64 now)
+/*
+ * The head of a record built in scratch memory, output after this: a
+ * waiting call's entry first. fr: the frames whose record it is when they
+ * may be a goroutine's, else NULL (the thread's).
+ */
+static __always_inline void stream_head(struct bc_rec_head *h, __u32 size, __u16 kind,
+					struct task_state *ts, struct frames *fr, __u32 depth,
+					__u64 now)
 {
 	if (ts && ts->sys.deferred)
 		flush_deferred_call(ts);
-	fill_head(h, size, kind, ts, depth, now);
+	fill_head_of(h, size, kind, ts, fr, depth, now);
 }
 
-/* Reserves a fixed-size record in the ring and fills its head. */
-static __always_inline void *record_reserve(__u32 size, __u16 kind, __u32 loss_class,
-					    struct task_state *ts, __u32 depth, __u64 now)
+static __always_inline void record_head(struct bc_rec_head *h, __u32 size, __u16 kind,
+					struct task_state *ts, __u32 depth, __u64 now)
+{
+	stream_head(h, size, kind, ts, NULL, depth, now);
+}
+
+/* Reserves a fixed-size record in the ring and fills its head (fr: as stream_head). */
+static __always_inline void *stream_reserve(__u32 size, __u16 kind, __u32 loss_class,
+					    struct task_state *ts, struct frames *fr, __u32 depth,
+					    __u64 now)
 {
 	struct bc_rec_head *h;
 
@@ -250,13 +296,21 @@ static __always_inline void *record_reserve(__u32 size, __u16 kind, __u32 loss_c
 		flush_deferred_call(ts); /* before the reserve: the ring keeps the order */
 	h = bpf_ringbuf_reserve(&events, size, 0);
 	if (!h) {
-		if (ts)
+		if (fr && fr->tid)
+			++fr->seq;
+		else if (ts)
 			++ts->sys.seq;
 		count_lost(loss_class);
 		return NULL;
 	}
-	fill_head(h, size, kind, ts, depth, now);
+	fill_head_of(h, size, kind, ts, fr, depth, now);
 	return h;
+}
+
+static __always_inline void *record_reserve(__u32 size, __u16 kind, __u32 loss_class,
+					    struct task_state *ts, __u32 depth, __u64 now)
+{
+	return stream_reserve(size, kind, loss_class, ts, NULL, depth, now);
 }
 
 /*

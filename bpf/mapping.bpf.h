@@ -120,7 +120,7 @@ static __always_inline void track_mapping(struct task_state *ts, long nr, struct
 {
 	if (nr == NR_MUNMAP && ret == 0) {
 		struct bc_rec_munmap *u = record_reserve(sizeof(*u), BC_REC_MUNMAP, BC_LOSS_PROC,
-							 NULL, ts->depth, now);
+							 NULL, ts->fr.depth, now);
 
 		if (!u)
 			return;
@@ -138,7 +138,7 @@ static __always_inline void track_mapping(struct task_state *ts, long nr, struct
 
 	if (!file)
 		return;
-	rec = record_reserve(sizeof(*rec), BC_REC_MMAP, BC_LOSS_PROC, NULL, ts->depth, now);
+	rec = record_reserve(sizeof(*rec), BC_REC_MMAP, BC_LOSS_PROC, NULL, ts->fr.depth, now);
 	if (!rec)
 		return;
 	send_file_mapping(rec, file, ret, ret + ((regs->si + 4095) & ~4095ULL), regs->r9 >> 12,

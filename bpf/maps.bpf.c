@@ -85,7 +85,7 @@ int ldso_debug_state(struct pt_regs *ctx)
 			missed = 1;
 	}
 	bpf_iter_task_vma_destroy(&it);
-	end = record_reserve(sizeof(*end), BC_REC_MMAP, BC_LOSS_PROC, NULL, ts->depth, now);
+	end = record_reserve(sizeof(*end), BC_REC_MMAP, BC_LOSS_PROC, NULL, ts->fr.depth, now);
 	if (!end)
 		return 0;
 	end->start = sent;

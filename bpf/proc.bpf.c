@@ -91,7 +91,7 @@ int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
 	now = bpf_ktime_get_ns();
 	ts = current_task_state();
 	rec = record_reserve(sizeof(*rec), is_thread ? BC_REC_THREAD_START : BC_REC_PROC_FORK,
-			     BC_LOSS_PROC, ts, ts ? ts->depth : 0, now);
+			     BC_LOSS_PROC, ts, ts ? ts->fr.depth : 0, now);
 	if (!rec)
 		return 0;
 	rec->child_pid = child_tgid;
@@ -141,7 +141,7 @@ int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 	rec = &full->x;
 	/* A new image has no traced frames open: the old ones never return. */
 	if (ts)
-		ts->depth = 0;
+		ts->fr.depth = 0;
 	rec->old_tid = old_pid;
 	__builtin_memcpy(rec->comm, p->comm, sizeof(rec->comm));
 	len = bpf_probe_read_kernel_str(rec->filename, sizeof(rec->filename), bprm->filename);
@@ -185,11 +185,11 @@ int BPF_PROG(proc_exit, struct task_struct *p)
 	now = bpf_ktime_get_ns();
 	ts = current_task_state();
 	/* frames a longjmp or an exception left before the thread ended: they end there */
-	if (ts && ts->depth && !entries_stopped)
-		ts->depth = pop_left(ts, ts->depth, ((struct pt_regs *)bpf_task_pt_regs(p))->sp,
-				     POP_AT_EXIT, now);
+	if (ts && ts->fr.depth && !entries_stopped)
+		ts->fr.depth = pop_left(ts, &ts->fr, ((struct pt_regs *)bpf_task_pt_regs(p))->sp,
+					POP_AT_EXIT, now);
 	rec = record_reserve(sizeof(*rec), group_dead ? BC_REC_PROC_EXIT : BC_REC_THREAD_EXIT,
-			     BC_LOSS_PROC, ts, ts ? ts->depth : 0, now);
+			     BC_LOSS_PROC, ts, ts ? ts->fr.depth : 0, now);
 	if (rec) {
 		struct signal_struct *sig = BPF_CORE_READ(p, signal);
 

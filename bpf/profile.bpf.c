@@ -57,7 +57,7 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	size = sizeof(struct bc_rec_profile) + 8 * (__u32)(nk + nu);
 	/* seq 0: samples are not part of the thread's event sequence (no gap when lost) */
-	record_head(&rec->h, size, BC_REC_PROFILE, NULL, ts->depth, bpf_ktime_get_ns());
+	record_head(&rec->h, size, BC_REC_PROFILE, NULL, ts->fr.depth, bpf_ktime_get_ns());
 	rec->cpu = bpf_get_smp_processor_id();
 	rec->n_kernel = (__u16)nk;
 	rec->n_user = (__u16)nu;

@@ -80,7 +80,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	size = sizeof(*rec) + 8 * n;
 	rec->h.size = size;
 	rec->h.kind = BC_REC_OFFCPU;
-	rec->h.depth = ts->depth;
+	rec->h.depth = ts->fr.depth;
 	rec->h.pid = next->tgid;
 	rec->h.tid = next->pid;
 	rec->h.seq = 0;

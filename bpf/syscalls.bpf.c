@@ -96,7 +96,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 		/* nothing to read now: the exit writes the call whole */
 		ts->sys.deferred = 1;
 		ts->sys.cpu = bpf_get_smp_processor_id();
-		ts->sys.depth = ts->depth;
+		ts->sys.depth = ts->fr.depth;
 		for (int i = 0; i < BC_MAX_ARG_REGS; i++)
 			ts->sys.args[i] = args[i];
 		return 0;
@@ -109,7 +109,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 		 * read it, and travels in the exit record.
 		 */
 		rec = (void *)s->buf;
-		record_head(&rec->h, sizeof(*rec), BC_REC_SYS_ENTER, ts, ts->depth, now);
+		record_head(&rec->h, sizeof(*rec), BC_REC_SYS_ENTER, ts, ts->fr.depth, now);
 		fill_enter(rec, nr, args);
 		s->faulted = 0;
 		capture_output(
@@ -119,7 +119,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 		percpu_scratch_release(s);
 		return 0;
 	}
-	rec = record_reserve(sizeof(*rec), BC_REC_SYS_ENTER, BC_LOSS_SYSCALL, ts, ts->depth, now);
+	rec = record_reserve(sizeof(*rec), BC_REC_SYS_ENTER, BC_LOSS_SYSCALL, ts, ts->fr.depth, now);
 	if (!rec)
 		return 0;
 	fill_enter(rec, nr, args);
@@ -138,7 +138,7 @@ static __always_inline int write_call(struct task_state *ts, long nr, long ret, 
 	struct bc_rec_syscall *rec;
 
 	++ts->sys.seq;
-	rec = record_reserve(sizeof(*rec), BC_REC_SYSCALL, BC_LOSS_SYSCALL, ts, ts->depth, now);
+	rec = record_reserve(sizeof(*rec), BC_REC_SYSCALL, BC_LOSS_SYSCALL, ts, ts->fr.depth, now);
 	if (!rec) {
 		count_lost(BC_LOSS_SYSCALL); /* two events lost: the entry and the exit */
 		return 0;
@@ -191,7 +191,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 						       regs->r10, regs->r8, regs->r9};
 
 			rec = (void *)s->buf;
-			record_head(&rec->h, sizeof(*rec), BC_REC_SYS_EXIT, ts, ts->depth, now);
+			record_head(&rec->h, sizeof(*rec), BC_REC_SYS_EXIT, ts, ts->fr.depth, now);
 			rec->nr = (__u32)nr;
 			rec->cpu = bpf_get_smp_processor_id();
 			rec->ret = ret;
@@ -202,7 +202,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 			return 0;
 		}
 	}
-	rec = record_reserve(sizeof(*rec), BC_REC_SYS_EXIT, BC_LOSS_SYSCALL, ts, ts->depth, now);
+	rec = record_reserve(sizeof(*rec), BC_REC_SYS_EXIT, BC_LOSS_SYSCALL, ts, ts->fr.depth, now);
 	if (!rec)
 		return 0;
 	rec->nr = (__u32)nr;

@@ -62,7 +62,7 @@ kheaders_pkg() {
 		awk '{ print $1 }' | sort -V | tail -n 1
 }
 
-for p in clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libcmocka-dev libcapstone-dev pkg-config make gcc g++ \
+for p in clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libcmocka-dev libcapstone-dev pkg-config make gcc g++ \
          binutils valgrind linux-libc-dev util-linux procps libclang-rt-dev python3; do
 	have_pkg "$p" || need="$need $p"
 done

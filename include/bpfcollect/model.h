@@ -36,6 +36,11 @@ struct bc_func {
 	bool exits_only;
 	uint64_t *exits;
 	size_t n_exits;
+	/*
+	 * Go code (bpfcollect/go_binary.h): where runtime.g keeps the goroutine
+	 * id in its binary, its frames paired per goroutine; 0 for other code.
+	 */
+	uint32_t go_goid_offset;
 	/* --arg/--retval: what is captured; capture.n_entry + n_return == 0 when nothing */
 	struct bc_capture_spec capture;
 };

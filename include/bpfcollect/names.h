@@ -23,4 +23,13 @@ const char *bc_io_type_name(unsigned int iotype);
 /* gprofng's FileSystem_type (enum bc_fs_type is the part Linux maps to): "ext4", ... */
 const char *bc_fs_type_name(unsigned int fstype);
 
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A record's tid as people read it: the kernel's thread id, or "g18" for
+ * the records of goroutine 18 (BC_GOROUTINE_TID_BASE + 18). Into buf.
+ */
+const char *bc_tid_label(uint32_t tid, char *buf, size_t len);
+
 #endif /* BPFCOLLECT_NAMES_H */

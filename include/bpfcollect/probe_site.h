@@ -25,17 +25,24 @@ struct bc_site_key {
 /*
  * What a probe is: a function's entry (its return a uretprobe's), one of
  * its exits (a return site), or the entry of a function that returns at
- * its return sites.
+ * its return sites. A Go function's entry and exits pair per goroutine
+ * (bpf/goroutine.bpf.h); their kind carries, above BC_SITE_KIND_BITS, where
+ * runtime.g keeps the goroutine id in the function's binary.
  */
 enum bc_site_kind {
 	BC_SITE_ENTRY = 0,
 	BC_SITE_EXIT = 1,
 	BC_SITE_ENTRY_EXITS = 2,
+	BC_SITE_GO_ENTRY = 3,
+	BC_SITE_GO_EXIT = 4,
 };
+
+#define BC_SITE_KIND_BITS 8
+#define BC_SITE_KIND_MASK ((1u << BC_SITE_KIND_BITS) - 1)
 
 struct bc_site {
 	__u32 id;   /* what the cookie carries in the other modes: function id, heap or sync fn */
-	__u32 kind; /* enum bc_site_kind */
+	__u32 kind; /* enum bc_site_kind, and for Go the goid's offset above BC_SITE_KIND_BITS */
 };
 
 /*

@@ -64,6 +64,12 @@ enum bc_loss_class {
 #define BC_COMM_LEN  16
 #define BC_PATH_LEN  256
 #define BC_MAX_DEPTH 128 /* pending entries kept per thread (power of 2) */
+/*
+ * A Go function's records carry its goroutine as their tid: this plus the
+ * goroutine id (kernel thread ids stay below 2^22), with sequence numbers
+ * of their own (docs/design.md, "Goroutines in the outputs").
+ */
+#define BC_GOROUTINE_TID_BASE (1u << 30)
 
 struct bc_rec_head {
 	__u16 size;  /* whole record, bytes, multiple of 8 */

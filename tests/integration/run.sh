@@ -659,6 +659,8 @@ compact_sums() {
 . "$HERE/safety.sh"
 # shellcheck source=tests/integration/cxx.sh
 . "$HERE/cxx.sh"
+# shellcheck source=tests/integration/golang.sh
+. "$HERE/golang.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
@@ -667,7 +669,7 @@ TESTS+=" profile kernel system_wide offcpu_clock heap sync io busy_overview form
 TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf permissions"
 TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
 TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records bpf_frames closed_pipe"
-TESTS+=" neighbours exceptions leave go_safety"
+TESTS+=" neighbours exceptions leave go_safety go_recover go_http go_refused"
 TESTS+=" chrome chrome_kinds folded cxx_names rust_names"
 TESTS+=" man_pages completion install"
 TESTS+=" status_line status_tty status_pinned status_lost"

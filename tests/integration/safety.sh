@@ -148,22 +148,3 @@ test_leave() {
 	check_eq "the call that exec'd never returned" 1 "$(left leave-exec.er)"
 	check_eq "the new program's call is counted" 1 "$(calls_of leave-exec.er tgt_after_exec)"
 }
-
-test_go_safety() {
-	echo "# Go: goroutines whose stacks grow, traced without killing them"
-	if ! command -v go >/dev/null; then
-		if [ "${CI:-}" ] && [ "$CI" != 0 ] && [ "$CI" != false ]; then
-			bad "go is missing (tools/install-deps.sh installs golang-go)"
-		else
-			echo "skip - go is missing"
-		fi
-		return
-	fi
-	check "go builds the program" env GOCACHE="$PWD/gocache" GOPATH="$PWD/gopath" \
-		go build -o grow "$HERE/../targets/go/grow.go" || return
-	./grow >grow.ref
-	"$BC" record -q -o grow.er -u 'main.deep' -u 'main.leaf' -- ./grow >grow.out 2>grow.err
-	check_eq "exits 0 (a uretprobe made it die: unknown caller pc)" 0 $?
-	check "and prints what it prints untraced" cmp -s grow.ref grow.out
-	check_eq "every call of the leaf function" 160 "$(calls_of grow.er main.leaf)"
-}

@@ -60,6 +60,21 @@ static int bucket(int kind)
 	return kind ? 1 : 0;
 }
 
+/* What f's entry probe is (bpfcollect/probe_site.h); a Go one's carries the goid's offset. */
+static uint32_t entry_site_kind(const struct bc_func *f)
+{
+	if (f->go_goid_offset)
+		return BC_SITE_GO_ENTRY | f->go_goid_offset << BC_SITE_KIND_BITS;
+	return f->exits_only ? BC_SITE_ENTRY_EXITS : BC_SITE_ENTRY;
+}
+
+static uint32_t exit_site_kind(const struct bc_func *f)
+{
+	if (f->go_goid_offset)
+		return BC_SITE_GO_EXIT | f->go_goid_offset << BC_SITE_KIND_BITS;
+	return BC_SITE_EXIT;
+}
+
 static uint64_t cookie_of(const struct probe *p)
 {
 	return p->func->id | (uint64_t)p->site_kind << BC_COOKIE_KIND_SHIFT;
@@ -281,9 +296,7 @@ int bc_attach_more(const struct bc_attach_progs *progs, const struct bc_functab 
 		struct bpf_program *entry = f->capture.n_entry ? progs->entry_cap : progs->entry;
 		struct bpf_program *exit = f->capture.n_return ? progs->entry_cap : progs->entry;
 
-		ps[n++] = (struct probe){f, entry, 0,
-					 f->exits_only ? BC_SITE_ENTRY_EXITS : BC_SITE_ENTRY,
-					 bc_func_probe_offset(f)};
+		ps[n++] = (struct probe){f, entry, 0, entry_site_kind(f), bc_func_probe_offset(f)};
 		if (f->id < 64 && (progs->entry_only >> f->id) & 1)
 			continue;
 		if (!f->exits_only) {
@@ -293,7 +306,7 @@ int bc_attach_more(const struct bc_attach_progs *progs, const struct bc_functab 
 			continue;
 		}
 		for (size_t e = 0; e < f->n_exits; e++)
-			ps[n++] = (struct probe){f, exit, 2, BC_SITE_EXIT, f->exits[e]};
+			ps[n++] = (struct probe){f, exit, 2, exit_site_kind(f), f->exits[e]};
 	}
 	qsort(ps, n, sizeof(*ps), cmp_probe);
 

@@ -47,6 +47,7 @@
 #include "bpfcollect/archive.h"
 #include "bpfcollect/record_opts.h"
 #include "bpfcollect/recorder.h"
+#include "bpfcollect/go_binary.h"
 #include "bpfcollect/return_sites.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/syscall_filter.h"
@@ -192,6 +193,12 @@ static int record_resolve(struct record_run *x)
 		return rc;
 	resolved = r->funcs.n;
 	rc = bc_functab_drop_unprobeable(&r->funcs, warn_unprobeable);
+	if (rc >= 0) {
+		rc = bc_functab_plan_go(&r->funcs, (enum bc_returns_mode)o->return_probes,
+					warn_unprobeable, err, errlen);
+		if (rc == -EPERM)
+			return rc; /* Go code that cannot be traced safely: err says why */
+	}
 	if (rc >= 0)
 		rc = bc_functab_plan_exits(&r->funcs, (enum bc_returns_mode)o->return_probes,
 					   warn_unprobeable);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* One name table per enum of the record format (see bpfcollect/names.h). */
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "bpfcollect/names.h"
 #include "bpfcollect/record.h"
@@ -126,4 +128,13 @@ const char *bc_io_type_name(unsigned int iotype)
 const char *bc_fs_type_name(unsigned int fstype)
 {
 	return lookup(fs_type_names, NELEM(fs_type_names), fstype);
+}
+
+const char *bc_tid_label(uint32_t tid, char *buf, size_t len)
+{
+	if (tid >= BC_GOROUTINE_TID_BASE)
+		snprintf(buf, len, "g%" PRIu32, tid - BC_GOROUTINE_TID_BASE);
+	else
+		snprintf(buf, len, "%" PRIu32, tid);
+	return buf;
 }

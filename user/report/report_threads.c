@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/names.h"
 #include "bpfcollect/report.h"
 #include "bpfcollect/report_tree.h"
 
@@ -46,7 +47,7 @@ static void format_rel(char buf[TIME_LEN], uint64_t ktime, uint64_t start)
 static void fill_row(struct thread_row *row, const struct bc_tree_thread *th, uint64_t start)
 {
 	snprintf(row->cell[PID], TIME_LEN, "%" PRIu32, th->pid);
-	snprintf(row->cell[TID], TIME_LEN, "%" PRIu32, th->tid);
+	bc_tid_label(th->tid, row->cell[TID], TIME_LEN);
 	snprintf(row->cell[EVENTS], TIME_LEN, "%" PRIu64, th->events);
 	snprintf(row->cell[CALLS], TIME_LEN, "%" PRIu64, th->func_calls);
 	snprintf(row->cell[SYSCALLS], TIME_LEN, "%" PRIu64, th->syscalls);

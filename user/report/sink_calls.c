@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/names.h"
 #include "bpfcollect/demangle.h"
 #include "bpfcollect/capture_fmt.h"
 #include "bpfcollect/report.h"
@@ -181,9 +182,10 @@ static int calls_end(struct bc_sink *s, const struct bc_session_end *end)
 	for (size_t i = 0; i < c->n_calls; i++) {
 		const struct call *k = &c->calls[i];
 		uint64_t rel = k->entry_ktime - c->start_ktime;
-		char who[32];
+		char who[32], tid[16];
 
-		snprintf(who, sizeof(who), "%" PRIu32 "/%" PRIu32, k->pid, k->tid);
+		snprintf(who, sizeof(who), "%" PRIu32 "/%s", k->pid,
+			 bc_tid_label(k->tid, tid, sizeof(tid)));
 		if (k->ret)
 			bc_format_duration(dur, k->return_ktime - k->entry_ktime);
 		fprintf(c->out, "%3" PRIu64 ".%09" PRIu64 "  %-15s  %11s  %*s%s(%s)",

@@ -17,6 +17,7 @@
 
 #include "bpfcollect/demangle.h"
 #include "bpfcollect/elf_symbols.h"
+#include "bpfcollect/go_binary.h"
 #include "objfind.h"
 #include "bpfcollect/symbols.h"
 #include "bpfcollect/symutil.h"
@@ -453,6 +454,8 @@ static int resolve_spec(struct resolver *r, const char *exe, const char *exe_as_
 			bc_set_err(err, errlen, "out of memory");
 			ret = -ENOMEM;
 		}
+	} else if (!obj->nsyms && bc_go_explain_stripped(obj->path, sub, ERR_LINE_MAX)) {
+		bc_set_err(err, errlen, "-u '%s': %s", spec, sub);
 	} else if (!obj->nsyms) {
 		bc_set_err(err, errlen,
 			   "-u '%s': no function matches '%s' in %s (it has no function symbols: "

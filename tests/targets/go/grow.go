@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // grow: 8 goroutines, each calling a recursive function with a 512-byte frame
 // (so their stacks grow and are copied) 20 times; prints the sums. Built by
-// the integration test with Debian's go.
+// the integration test with Debian's go. It waits 100 ms before exiting, so
+// every goroutine's calls have returned.
 package main
 
 import (
 	"fmt"
 	"sync"
+	"time"
 )
 
 //go:noinline
@@ -36,4 +38,6 @@ func main() {
 	}
 	wg.Wait()
 	fmt.Println("sums", sums)
+	// a goroutine may still be between wg.Done and its function's return
+	time.Sleep(100 * time.Millisecond)
 }

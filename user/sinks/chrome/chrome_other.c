@@ -53,10 +53,11 @@ static const char *comm_of(const struct chrome_sink *c, uint32_t pid)
 static void name_tracks(struct chrome_sink *c, uint32_t pid, uint32_t tid)
 {
 	const char *comm = comm_of(c, pid);
-	char label[BC_COMM_LEN + 32];
+	char label[BC_COMM_LEN + 32], tid_text[16];
 
 	name_event(c, pid, 0, "process_name", comm);
-	snprintf(label, sizeof(label), "%s %" PRIu32 "/%" PRIu32, comm, pid, tid);
+	snprintf(label, sizeof(label), "%s %" PRIu32 "/%s", comm, pid,
+		 bc_tid_label(tid, tid_text, sizeof(tid_text)));
 	name_event(c, pid, tid, "thread_name", label);
 }
 

@@ -260,7 +260,8 @@ progs_during() {
 	done
 	"$BC" record -q -o "$1" "${@:2}" -u 'tgt_*' -- "$TGT/offcpu" 100 >/dev/null 2>&1 &
 	rp=$!
-	for _ in $(seq 50); do
+	# 10 s: a guest under TCG takes seconds to load them all
+	for _ in $(seq 200); do
 		seen=$(loaded_progs)
 		[[ " $seen " == *" proc_fork "* ]] && break
 		sleep 0.05

@@ -164,6 +164,15 @@ test_matrix() {
 		"$(calls_of "$(ls -d "$d/wide.er/_calls_PID_$n".*.er 2>/dev/null | head -1)" tgt_outer)"
 	check "-a: gprofng opens it" gprofng_ok "$d/wide.er"
 
+	# Go, per goroutine (built on the host: go_build finds it up to date in a guest)
+	if go_build grow; then
+		(cd "$d" && "$BC" record -q -o go.er -u main.leaf -u main.deep -- "$BUILD/tests/go/grow" \
+			>go.out 2>go.err)
+		check_eq "Go: exits 0, as untraced" "0 sums" "$? $(cut -d' ' -f1 "$d/go.out")"
+		check_eq "Go: 160 and 8720 calls, paired per goroutine" "160 8720" \
+			"$(calls_of "$d/go.er" main.leaf) $(calls_of "$d/go.er" main.deep)"
+	fi
+
 	# live formats beside the experiment
 	(cd "$d" && "$BC" record -q -f er -f rtl -f gtf -f prf-csv -o f.er -u tgt_outer \
 		-- "$TGT/calls" 1000 1 >f.out 2>f.err)
@@ -200,6 +209,7 @@ test_kernels() {
 		return
 	fi
 	local s out pids=() rc
+	go_build grow # for matrix's Go check: a guest under TCG would build it for minutes
 	# two guests at once, one CPU each: the machine's two cores
 	for s in $KERNEL_SERIES; do
 		out="$WORK/vm-$s"

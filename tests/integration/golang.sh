@@ -71,6 +71,10 @@ test_go_recover() {
 		"$(never_returned go-rec.er)"
 	check_eq "--arg reads Go's registers: scale(1, 2, 3) = 123, 10 times" 10 \
 		"$("$BC" report go-rec.er calls main.scale | grep -c 'main.scale(arg1=1, arg2=2, arg3=3) = 123$')"
+	"$BC" record -q -o go-exit.er -u main.blocked -- "$g" exit >go-exit.out 2>&1
+	check_eq "a process exiting while a goroutine is in a call: exits 0" 0 $?
+	check_eq "that call never returned (not open at detach)" "1 0" \
+		"$(never_returned go-exit.er) $("$BC" report go-exit.er functions | grep -c 'open at detach')"
 }
 
 test_go_http() {

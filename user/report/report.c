@@ -189,6 +189,15 @@ static void close_all_frames(struct bc_report *r, struct thread *th)
 	bc_stack_drop_all(&th->stack, frame_unfinished, r);
 }
 
+/* A process's exit ends its goroutines' calls too: they never returned. */
+static void close_goroutines(struct bc_report *r, uint32_t pid)
+{
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].stats.pid == pid &&
+		    r->threads[i].stats.tid >= BC_GOROUTINE_TID_BASE)
+			close_all_frames(r, &r->threads[i]);
+}
+
 /* A frame still open when the recording ended: it was running, not broken. */
 static void frame_open_at_end(void *ctx, const struct bc_frame *f)
 {
@@ -382,6 +391,8 @@ static int report_event(struct bc_sink *s, const struct bc_event *ev)
 	case BC_REC_PROC_EXIT:
 		/* The tid may be reused: its next owner starts a fresh stack. */
 		close_all_frames(r, th);
+		if (ev->rec->kind == BC_REC_PROC_EXIT)
+			close_goroutines(r, ev->rec->pid);
 		return 0;
 	default:
 		return 0;

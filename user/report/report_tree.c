@@ -192,6 +192,14 @@ static void drop_frames(struct bc_calltree *t, struct thread *th)
 	bc_stack_drop_all(&th->stack, frame_unfinished, t);
 }
 
+/* A process's exit ends its goroutines' calls too: they never returned. */
+static void drop_goroutines(struct bc_calltree *t, uint32_t pid)
+{
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].pub.pid == pid && t->threads[i].pub.tid >= BC_GOROUTINE_TID_BASE)
+			drop_frames(t, &t->threads[i]);
+}
+
 /* A frame still open when the recording ended: it was running, not broken. */
 static void frame_open_at_end(void *ctx, const struct bc_frame *f)
 {
@@ -304,6 +312,8 @@ static int tree_event(struct bc_sink *s, const struct bc_event *ev)
 		set_comm(th, ((const struct bc_rec_exit *)h)->comm);
 		/* The tid may be reused: its next owner starts a fresh stack. */
 		drop_frames(t, th);
+		if (h->kind == BC_REC_PROC_EXIT)
+			drop_goroutines(t, h->pid);
 		return 0;
 	default:
 		return 0;

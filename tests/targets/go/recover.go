@@ -7,6 +7,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -34,7 +35,20 @@ func guard(i int) (v int, caught bool) {
 //go:noinline
 func scale(a, b, c int) int { return a*100 + b*10 + c }
 
+//go:noinline
+func blocked(started chan bool) {
+	started <- true
+	time.Sleep(time.Hour)
+}
+
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "exit" {
+		started := make(chan bool)
+		go blocked(started)
+		<-started
+		fmt.Println("exiting")
+		return
+	}
 	caught, sum := 0, 0
 	for i := 0; i < 1000; i++ {
 		v, c := guard(i)

@@ -72,6 +72,8 @@ if [ "${BPFCOLLECT_NO_PEERS:-0}" != 1 ]; then
 	have_cmd uftrace || need="$need uftrace"
 	# Go programs built by the safety tests
 	have_cmd go || need="$need golang-go"
+	# the debugger whose breakpoints -P must leave working (test debugger)
+	have_cmd gdb || need="$need gdb"
 fi
 # gprofng ships in binutils on Debian 12; it must be there to check experiments.
 have_cmd gprofng || need="$need binutils"

@@ -31,9 +31,15 @@ int bc_exp_name_check(const char *name, char *err, size_t errlen);
  * the first free name (mkdir is the atomic test, so two recorders never
  * share a directory); any other existing NAME is an error. Returns 0 or a
  * negative errno with one line in err.
+ *
+ * *dirfd: the directory made, opened without following a link and checked
+ * to be ours; everything inside is to be written through it (or through
+ * /proc/self/fd/N), never through path again: in a directory another user
+ * can write, the directory could be swapped for a link between the mkdir
+ * and a second open, and root's experiment would go where the link points.
  */
-int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen, char *err,
-		  size_t errlen);
+int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen, int *dirfd,
+		  char *err, size_t errlen);
 
 /* The private data files, by record kind. */
 enum bc_er_file {

@@ -12,7 +12,13 @@
 struct bc_outputs {
 	struct bc_sink *sink;	 /* what the recorder feeds */
 	char exp_path[PATH_MAX]; /* "" without an experiment format */
-	char prefix[PATH_MAX];	 /* a file-per-process format's names start with it; "" if none */
+	/*
+	 * The experiment as made (bc_exp_create's dirfd, -1 without one) and
+	 * the path everything inside is written through: /proc/self/fd/N.
+	 */
+	int exp_fd;
+	char exp_io[32];
+	char prefix[PATH_MAX]; /* a file-per-process format's names start with it; "" if none */
 	struct bc_outfile files[BC_MAX_FORMATS];
 	size_t n_files;
 };
@@ -29,6 +35,8 @@ int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, c
 		    size_t errlen);
 /* What can be refused before anything runs (a binary format to a terminal): 0 or -EINVAL. */
 int bc_outputs_check(const struct bc_record_opts *opts, char *err, size_t errlen);
+/* The path the experiment is written through (bc_outputs.exp_io); "" without one. */
+const char *bc_outputs_io(const struct bc_outputs *out);
 /* What to call the outputs in messages: the experiment, else the first file. */
 const char *bc_outputs_name(const struct bc_outputs *out);
 /*

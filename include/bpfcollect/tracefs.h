@@ -27,7 +27,12 @@ int bc_tracefs_uprobe_append(int tfd, const char *event, const char *path, uint6
 int bc_tracefs_event_id(int tfd, const char *event);
 /* Removes it with all its probe points (its perf events closed first). */
 int bc_tracefs_uprobe_remove(int tfd, const char *event);
-/* Removes the events of agents that are gone (killed before they could). */
-void bc_tracefs_sweep(int tfd);
+/* Removes the events of agents that are gone (killed before they could); how many. */
+int bc_tracefs_sweep(int tfd);
+/*
+ * Removes agent_pid's events, its perf events closed (the detacher's last
+ * step when the agent was killed); how many, or -errno.
+ */
+int bc_tracefs_remove_agent(int agent_pid);
 
 #endif

@@ -661,6 +661,8 @@ compact_sums() {
 . "$HERE/cxx.sh"
 # shellcheck source=tests/integration/golang.sh
 . "$HERE/golang.sh"
+# shellcheck source=tests/integration/races.sh
+. "$HERE/races.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
@@ -670,6 +672,7 @@ TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf 
 TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
 TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records bpf_frames closed_pipe"
 TESTS+=" neighbours exceptions leave go_safety go_recover go_http go_refused"
+TESTS+=" symlink_race planted_kallmodsyms exec_chain killed_leftovers killed_descendants debugger swapped_library"
 TESTS+=" chrome chrome_kinds folded cxx_names rust_names"
 TESTS+=" man_pages completion install"
 TESTS+=" status_line status_tty status_pinned status_lost"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/detacher.h"
+#include "bpfcollect/tracefs.h"
 
 #define FDS_PER_MSG 250 /* SCM_RIGHTS carries at most 253 */
 #define MAX_FDS	    65536
@@ -107,6 +108,7 @@ static void close_all(struct held *h)
 static _Noreturn void run(int sock, volatile uint32_t *entries_stopped)
 {
 	struct held returns = {0}, others = {0};
+	pid_t agent = getppid();
 	int fds[FDS_PER_MSG];
 	size_t n;
 	char tag;
@@ -139,6 +141,8 @@ static _Noreturn void run(int sock, volatile uint32_t *entries_stopped)
 	__atomic_store_n(entries_stopped, 1, __ATOMIC_SEQ_CST);
 	close_together(&returns);
 	close_all(&others);
+	/* the trace events it made for the traced tree, now unused: else they stay until a sweep */
+	bc_tracefs_remove_agent(agent);
 	_exit(0);
 }
 

@@ -14,6 +14,7 @@
 
 #include "collect.skel.h"
 
+#include "bpfcollect/cli.h"
 #include "bpfcollect/features.h"
 #include "bpfcollect/libcprobes.h"
 #include "bpfcollect/recorder.h"
@@ -105,8 +106,12 @@ static enum bc_arm_mode choose_arm(struct recorder *r, bool multi)
 	r->tracefs_fd = -1;
 	if (!everywhere) {
 		r->tracefs_fd = bc_tracefs_open();
-		if (r->tracefs_fd >= 0)
-			bc_tracefs_sweep(r->tracefs_fd);
+		int removed = r->tracefs_fd >= 0 ? bc_tracefs_sweep(r->tracefs_fd) : 0;
+
+		if (removed > 0)
+			bc_error(
+				"note: removed the %d trace events of a bpfcollect that was killed",
+				removed);
 	}
 	if (everywhere || (multi && one))
 		return multi ? BC_ARM_MULTI : BC_ARM_PERF;

@@ -122,28 +122,52 @@ int bc_tracefs_uprobe_remove(int tfd, const char *event)
 	return write_events(tfd, line);
 }
 
-void bc_tracefs_sweep(int tfd)
+/*
+ * Removes the events of agent pid (0: of every agent no longer alive);
+ * how many were removed.
+ */
+static int remove_events(int tfd, int only_pid)
 {
 	char line[4200], gone[300];
 	int fd = openat(tfd, "uprobe_events", O_RDONLY | O_CLOEXEC);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	int removed = 0;
 
 	if (!f) {
 		if (fd >= 0)
 			close(fd);
-		return;
+		return 0;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char event[200];
 		int pid;
 
-		/* "p:bpfcollect_PID/NAME PATH:OFFSET" (or r:) of an agent no longer alive */
+		/* "p:bpfcollect_PID/NAME PATH:OFFSET" (or r:) of that agent, or of one gone */
 		if ((line[0] != 'p' && line[0] != 'r') ||
-		    sscanf(line + 1, ":" GROUP_PREFIX "%d/%199[^ ]", &pid, event) != 2 ||
-		    pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+		    sscanf(line + 1, ":" GROUP_PREFIX "%d/%199[^ ]", &pid, event) != 2 || pid <= 0)
+			continue;
+		if (only_pid ? pid != only_pid : kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(gone, sizeof(gone), "-:" GROUP_PREFIX "%d/%s\n", pid, event);
-		write_events(tfd, gone);
+		if (write_events(tfd, gone) == 0)
+			removed++;
 	}
 	fclose(f);
+	return removed;
+}
+
+int bc_tracefs_sweep(int tfd)
+{
+	return remove_events(tfd, 0);
+}
+
+int bc_tracefs_remove_agent(int agent_pid)
+{
+	int tfd = bc_tracefs_open(), removed;
+
+	if (tfd < 0)
+		return tfd;
+	removed = remove_events(tfd, agent_pid);
+	close(tfd);
+	return removed;
 }

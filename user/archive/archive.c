@@ -273,7 +273,17 @@ static int archive_object(struct ctx *c, const struct object *o)
 		return 0;
 	}
 	open_archives(c, false);
-	src = open(o->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/*
+	 * Never through a link: a mapped file's path is the file's own, so a
+	 * link there was put in its place since (a user swapping the library
+	 * their process mapped for a link to a file only root may read).
+	 */
+	src = open(o->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (src < 0 && errno == ELOOP) {
+		archive_skip(c->rep, BC_ARCHIVE_SKIP_CHANGED, o->path,
+			     "a link now, not the file that was mapped: not copied");
+		return 0;
+	}
 	if (src < 0) {
 		int e = errno;
 

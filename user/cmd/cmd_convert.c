@@ -66,7 +66,8 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	(void)st;
 	(void)flag;
 	(void)ftw;
-	return remove(path);
+	remove(path); /* DIR/. itself cannot be: the caller removes DIR */
+	return 0;
 }
 
 /* Replays args->exp into sink; 0 or 1 with the error said. */
@@ -105,31 +106,39 @@ static bool output_named(const struct convert_args *a, const char *what_to_give)
 /* A new experiment; removed again (it is ours) when the conversion fails. */
 static int to_experiment(const struct convert_args *a)
 {
-	char path[PATH_MAX], err[1024];
-	struct bc_format_args fa = {.exp_path = path, .opts = &a->fopts};
+	char path[PATH_MAX], io[32], err[1024];
+	struct bc_format_args fa = {.exp_path = io, .opts = &a->fopts};
 	struct bc_sink *sink;
-	int exit_code = 1;
+	int exit_code = 1, dirfd;
 
 	if (!output_named(a, "writes an experiment: give its name with -o NAME.er"))
 		return 2;
-	if (bc_exp_create(NULL, a->output, path, sizeof(path), err, sizeof(err)) < 0) {
+	if (bc_exp_create(NULL, a->output, path, sizeof(path), &dirfd, err, sizeof(err)) < 0) {
 		bc_error("convert: %s", err);
 		return 2;
 	}
+	/* written through the directory made, never through its name again (experiment.h) */
+	snprintf(io, sizeof(io), "/proc/self/fd/%d", dirfd);
 	sink = a->format->new_sink(&fa, err, sizeof(err));
 	if (!sink)
 		bc_error("convert: %s", err);
 	else
 		exit_code = replay(a, sink);
 	bc_sink_destroy(sink);
-	if (!exit_code && bc_archive_carry(a->exp, path, err, sizeof(err)) < 0) {
+	if (!exit_code && bc_archive_carry(a->exp, io, err, sizeof(err)) < 0) {
 		bc_error("convert: %s", err);
 		exit_code = 1;
 	}
-	if (exit_code)
-		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	else
+	if (exit_code) {
+		char inside[48];
+
+		/* its contents through the directory made ("/." : the link itself is not walked) */
+		snprintf(inside, sizeof(inside), "%s/.", io);
+		nftw(inside, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		rmdir(path);
+	} else
 		fprintf(stderr, "bpfcollect: wrote %s\n", path);
+	close(dirfd);
 	return exit_code;
 }
 

@@ -29,6 +29,7 @@
 #include "bpfcollect/capture_plan.h"
 #include "bpfcollect/libcprobes.h"
 #include "bpfcollect/cli.h"
+#include "bpfcollect/debuggers.h"
 #include "bpfcollect/demangle.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/exec_image.h"
@@ -202,6 +203,9 @@ static int record_resolve(struct record_run *x)
 	if (rc >= 0)
 		rc = bc_functab_plan_exits(&r->funcs, (enum bc_returns_mode)o->return_probes,
 					   warn_unprobeable);
+	/* -P: a debugger's breakpoints stay its own (a probe there took its place) */
+	for (size_t i = 0; rc >= 0 && r->attached && i < r->n_roots; i++)
+		rc = bc_functab_spare_breakpoints(&r->funcs, r->roots[i], warn_unprobeable);
 	if (rc >= 0)
 		rc = bc_functab_drop_unprobeable(&r->heap_funcs, warn_unprobeable);
 	if (rc >= 0)
@@ -475,8 +479,15 @@ static void record_archive(struct record_run *x)
 	struct bc_archive_report arep = {0};
 	size_t over = 0;
 
-	if (bc_archive_experiment_opts(x->exp_path, &ao, &arep, x->err, sizeof(x->err)) < 0)
+	if (bc_archive_experiment_opts(bc_outputs_io(&x->outputs), &ao, &arep, x->err,
+				       sizeof(x->err)) < 0)
 		bc_error("warning: %s; 'bpfcollect archive %s' retries", x->err, x->exp_path);
+	over = arep.by_reason[BC_ARCHIVE_SKIP_CHANGED];
+	/* replaced since mapped: perhaps by someone who wants another file copied */
+	if (over)
+		bc_error("warning: archives: %zu objects changed since they were mapped (modified, "
+			 "or replaced by a link) were not copied; the first: %s",
+			 over, arep.first_skipped[BC_ARCHIVE_SKIP_CHANGED]);
 	over = arep.by_reason[BC_ARCHIVE_SKIP_LIMIT];
 	if (!x->opts.quiet && (arep.hits_only || over)) {
 		fprintf(stderr,

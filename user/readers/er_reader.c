@@ -641,6 +641,24 @@ static int parse_map(struct bc_er_reader *r)
 	r->info->mappings = r->nmaps;
 	return 0;
 }
+/*
+ * Whether the experiment's kallmodsyms can name kernel PCs: a regular file,
+ * never a link (a link planted there would make convert copy, and report
+ * read, whatever it points to). Anything else there is noted and ignored.
+ */
+static bool kernel_symbols_usable(struct bc_er_reader *r, struct bc_er_info *info)
+{
+	struct stat st;
+
+	if (fstatat(r->dirfd, "kallmodsyms", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	if (!S_ISREG(st.st_mode)) {
+		bc_er_note(info, "kallmodsyms: not a regular file (a link?): ignored, kernel "
+				 "PCs stay unnamed");
+		return false;
+	}
+	return faccessat(r->dirfd, "kallmodsyms", R_OK, 0) == 0;
+}
 
 int bc_er_reader_open(struct bc_er_reader *rd, const char *exp_path, struct bc_er_info *info,
 		      char *err, size_t errlen)
@@ -665,6 +683,7 @@ int bc_er_reader_open(struct bc_er_reader *rd, const char *exp_path, struct bc_e
 			      : bc_er_fail(&r, -errno, "%s: %s", exp_path, strerror(errno));
 		goto out;
 	}
+	bc_er_remove_stale_reserve(r.dirfd, info);
 	if ((ret = parse_log(&r)) || (ret = parse_functions(&r)) || (ret = parse_map(&r)))
 		goto out;
 	for (uint32_t f = 0; f < BC_ER_NFILES; f++)
@@ -672,7 +691,7 @@ int bc_er_reader_open(struct bc_er_reader *rd, const char *exp_path, struct bc_e
 			goto out;
 	for (uint32_t f = 0; f < BC_ER_NFILES; f++)
 		stored += info->files[f].records + info->files[f].bad_records;
-	if (faccessat(r.dirfd, "kallmodsyms", R_OK, 0) == 0 &&
+	if (kernel_symbols_usable(&r, info) &&
 	    asprintf(&info->kallmodsyms, "%s/kallmodsyms", exp_path) < 0) {
 		info->kallmodsyms = NULL;
 		ret = bc_er_fail(&r, -ENOMEM, "%s: out of memory", exp_path);

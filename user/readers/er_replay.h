@@ -75,6 +75,8 @@ struct bc_er_reader {
 /* Appends one line to info->notes; a note lost to a failed allocation is dropped. */
 __attribute__((format(printf, 2, 3))) void bc_er_note(struct bc_er_info *info, const char *fmt,
 						      ...);
+/* A .bcreserve a killed recording left in the experiment dirfd: removed, with a note. */
+void bc_er_remove_stale_reserve(int dirfd, struct bc_er_info *info);
 /* Writes the message into r->err and returns err. */
 __attribute__((format(printf, 3, 4))) int bc_er_fail(struct bc_er_reader *r, int err,
 						     const char *fmt, ...);

@@ -69,26 +69,28 @@ static int open_experiment(struct bc_outputs *out, const struct bc_record_opts *
 			   size_t errlen)
 {
 	const char *name = opts->exp_name;
-	struct bc_format_args a = {.exp_path = out->exp_path, .opts = &opts->fopts};
+	struct bc_format_args a = {.exp_path = out->exp_io, .opts = &opts->fopts};
 	int rc;
 
 	if (!name && opts->kernel_exp)
 		name = BC_ER_KERNEL_DEFAULT_NAME;
-	rc = bc_exp_create(opts->exp_dir, name, out->exp_path, sizeof(out->exp_path), err, errlen);
+	rc = bc_exp_create(opts->exp_dir, name, out->exp_path, sizeof(out->exp_path), &out->exp_fd,
+			   err, errlen);
 	if (rc < 0)
 		return rc;
+	snprintf(out->exp_io, sizeof(out->exp_io), "/proc/self/fd/%d", out->exp_fd);
 	*sink = f->new_sink(&a, err, errlen);
 	if (!*sink)
 		return -EIO;
 	if (opts->n_comments)
-		return bc_notes_write(out->exp_path, opts->comments, opts->n_comments, err, errlen);
+		return bc_notes_write(out->exp_io, opts->comments, opts->n_comments, err, errlen);
 	return 0;
 }
 
 static int open_file(struct bc_outputs *out, const struct bc_record_opts *opts,
 		     const struct bc_format *f, struct bc_sink **sink, char *err, size_t errlen)
 {
-	struct bc_format_args a = {.opts = &opts->fopts, .source_exp = out->exp_path};
+	struct bc_format_args a = {.opts = &opts->fopts, .source_exp = out->exp_io};
 	struct bc_outfile *file = &out->files[out->n_files];
 	char path[PATH_MAX];
 	int rc;
@@ -140,6 +142,7 @@ int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, c
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->exp_fd = -1;
 	/* the experiment first: the files beside it take its name */
 	for (size_t i = 0; i < opts->n_formats && !rc; i++) {
 		if (opts->formats[i]->output != BC_FORMAT_EXPERIMENT)
@@ -170,7 +173,16 @@ int bc_outputs_open(struct bc_outputs *out, const struct bc_record_opts *opts, c
 	for (size_t i = 0; i < out->n_files; i++)
 		bc_outfile_abort(&out->files[i]);
 	out->n_files = 0;
+	if (out->exp_io[0])
+		close(out->exp_fd);
+	out->exp_io[0] = 0;
+	out->exp_fd = -1;
 	return rc;
+}
+
+const char *bc_outputs_io(const struct bc_outputs *out)
+{
+	return out->exp_io;
 }
 
 const char *bc_outputs_name(const struct bc_outputs *out)
@@ -205,6 +217,11 @@ int bc_outputs_close(struct bc_outputs *out)
 		bc_outfile_abort(&out->files[i]);
 	}
 	out->n_files = 0;
+	/* exp_io: set once exp_fd is ours (a zeroed bc_outputs was never opened) */
+	if (out->exp_io[0])
+		close(out->exp_fd);
+	out->exp_io[0] = 0;
+	out->exp_fd = -1;
 	if (rc)
 		errno = -rc;
 	return rc;

@@ -83,11 +83,19 @@ int bc_out_openat(int dirfd, const char *name, int flags)
 
 int bc_out_mkdirat(int dirfd, const char *path)
 {
+	int fd, rc;
+
 	if (mkdirat(dirfd, path, bc_out_dir_mode()) < 0)
 		return -1;
-	if (bc_out_mode_path(dirfd, path, true) < 0)
+	if (!given)
+		return 0;
+	/* through the directory itself: a link swapped in meanwhile never gets the mode */
+	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	return 0;
+	rc = bc_out_mode_fd(fd, true);
+	close(fd);
+	return rc < 0 ? -1 : 0;
 }
 
 int bc_out_tmpat(int dirfd, char *tmpl)

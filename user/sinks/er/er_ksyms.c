@@ -207,7 +207,13 @@ int er_ksyms_write_subset(const struct er_ksyms *k, int dirfd, const uint64_t *p
 	if (!m && (find_text_start(k) >= 0))
 		hit[m++] = (size_t)find_text_start(k);
 	qsort(hit, m, sizeof(*hit), cmp_index);
-	fd = bc_out_openat(dirfd, "kallmodsyms", O_WRONLY | O_TRUNC | O_CLOEXEC);
+	/*
+	 * Beside, then renamed over: until now "kallmodsyms" is a link to the
+	 * founder's whole copy (made at the start, so a recording killed
+	 * before its end leaves a file gprofng can read), which must stay whole.
+	 */
+	unlinkat(dirfd, "kallmodsyms.new", 0);
+	fd = bc_out_openat(dirfd, "kallmodsyms.new", O_WRONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0 || !(out = fdopen(fd, "w"))) {
 		rc = -errno;
 		if (fd >= 0)
@@ -223,6 +229,10 @@ int er_ksyms_write_subset(const struct er_ksyms *k, int dirfd, const uint64_t *p
 	}
 	if (fclose(out))
 		rc = -errno;
+	if (!rc && renameat(dirfd, "kallmodsyms.new", dirfd, "kallmodsyms") < 0)
+		rc = -errno;
+	if (rc)
+		unlinkat(dirfd, "kallmodsyms.new", 0);
 done:
 	free(hit);
 	return rc;

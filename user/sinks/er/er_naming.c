@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/outmode.h"
@@ -112,8 +113,43 @@ int bc_exp_name_check(const char *name, char *err, size_t errlen)
 	return 0;
 }
 
-int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen, char *err,
-		  size_t errlen)
+/*
+ * The directory path names, made just now in parent (leaf: its name):
+ * opened without following a link, and ours (a directory, of our uid). -1
+ * with errno otherwise (ELOOP: a link was put in its place).
+ */
+static int pin_made(int parent, const char *leaf)
+{
+	int fd = openat(parent, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		errno = EXDEV;
+		return -1;
+	}
+	return fd;
+}
+
+/* The directory path's last component is made in: opened once, so it cannot move under us. */
+static int open_parent(const char *path, const char **leaf)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[PATH_MAX];
+
+	if (!slash) {
+		*leaf = path;
+		return open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	*leaf = slash + 1;
+	snprintf(parent, sizeof(parent), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen, int *dirfd,
+		  char *err, size_t errlen)
 {
 	const char *sep = dir && *dir && dir[strlen(dir) - 1] != '/' ? "/" : "";
 	size_t prefix_len = 0;
@@ -141,8 +177,26 @@ int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen,
 			snprintf(err, errlen, "experiment path %s%s%s is too long", dir, sep, name);
 			return -ENAMETOOLONG;
 		}
-		if (bc_out_mkdirat(AT_FDCWD, path) == 0)
-			return 0;
+		const char *leaf;
+		int parent = open_parent(path, &leaf);
+
+		if (parent >= 0 && bc_out_mkdirat(parent, leaf) == 0) {
+			*dirfd = pin_made(parent, leaf);
+			close(parent);
+			if (*dirfd >= 0)
+				return 0;
+			snprintf(err, errlen,
+				 "experiment %s was replaced while it was being made (%s): not "
+				 "written; record into a directory only you can write",
+				 path, errno == ELOOP ? "by a link" : "not ours");
+			return -EXDEV;
+		}
+		if (parent >= 0) {
+			int e = errno;
+
+			close(parent);
+			errno = e;
+		}
 		if (errno != EEXIST) {
 			int e = errno;
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "er_profile.h"
@@ -415,41 +416,72 @@ static uint64_t formatted_text_start(int fd)
 	return text;
 }
 
-/* An experiment's kallmodsyms into dirfd: a hard link, or a copy across file systems. */
+/*
+ * The recorded experiment's kallmodsyms (source), opened without following
+ * a link: a link planted in its place would have convert copy whatever it
+ * points to (/etc/shadow) into the new experiment. -ELOOP for a link, -EINVAL
+ * for anything else but a regular file.
+ */
+static int open_formatted(const char *source)
+{
+	int fd = open(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/* Copies in (from its start) into dirfd's new kallmodsyms. */
+static int copy_formatted(int in, int dirfd)
+{
+	char buf[65536];
+	int out, rc = 0;
+	ssize_t n;
+
+	out = bc_out_openat(dirfd, "kallmodsyms", O_WRONLY | O_EXCL | O_CLOEXEC);
+	if (out < 0)
+		return -errno;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			rc = -EIO;
+			break;
+		}
+	if (n < 0 && !rc)
+		rc = -errno;
+	if (close(out) < 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/*
+ * An experiment's kallmodsyms into dirfd: its founder's (a subexperiment),
+ * else a hard link to the file opened, or a copy across file systems.
+ */
 static int carry_formatted(int dirfd, const char *source, int is_subexperiment,
 			   uint64_t *text_start)
 {
-	char buf[65536];
-	int in, out, rc = 0;
-	ssize_t n;
+	char self[64];
+	int in, rc = 0;
 
-	if ((is_subexperiment && linkat(dirfd, "../kallmodsyms", dirfd, "kallmodsyms", 0) == 0) ||
-	    linkat(AT_FDCWD, source, dirfd, "kallmodsyms", 0) == 0 || errno == EEXIST) {
-		in = openat(dirfd, "kallmodsyms", O_RDONLY | O_CLOEXEC);
+	if (is_subexperiment && linkat(dirfd, "../kallmodsyms", dirfd, "kallmodsyms", 0) == 0) {
+		in = openat(dirfd, "kallmodsyms", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (in < 0)
 			return -errno;
 		*text_start = formatted_text_start(in);
 		close(in);
 		return 0;
 	}
-	in = open(source, O_RDONLY | O_CLOEXEC);
+	in = open_formatted(source);
 	if (in < 0)
-		return -errno;
-	out = bc_out_openat(dirfd, "kallmodsyms", O_WRONLY | O_EXCL | O_CLOEXEC);
-	if (out < 0) {
-		rc = -errno;
-		close(in);
-		return rc;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			rc = -EIO;
-			break;
-		}
-	if (n < 0)
-		rc = -errno;
-	if (close(out) < 0 && !rc)
-		rc = -errno;
+		return in;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", in);
+	if (linkat(AT_FDCWD, self, dirfd, "kallmodsyms", AT_SYMLINK_FOLLOW) < 0 && errno != EEXIST)
+		rc = copy_formatted(in, dirfd);
 	*text_start = rc || lseek(in, 0, SEEK_SET) < 0 ? 0 : formatted_text_start(in);
 	close(in);
 	return rc;

@@ -25,6 +25,15 @@
 #include "bpfcollect/xml.h"
 
 #define LINEAGE_MAX 200
+/*
+ * A lineage past LINEAGE_FOLD characters (67 generations of exec made
+ * "File name too long") is folded: "_zN" (N counting the tree's folds, so
+ * names stay unique) and the last LINEAGE_KEEP characters from a step's
+ * start. Subexperiment names then stay within NAME_MAX however long the
+ * chain (docs/experiment-format.md).
+ */
+#define LINEAGE_FOLD 160
+#define LINEAGE_KEEP 100
 
 #define CLONE_VM      0x00000100
 #define CLONE_FS      0x00000200
@@ -53,7 +62,8 @@ struct er_tree {
 	struct bc_pidtab procs; /* of struct proc_exp: the other processes */
 	struct bc_sink *founder;
 	uint64_t last_ktime;
-	char *kallmodsyms; /* the founder's kernel symbols, which descendants link */
+	char *kallmodsyms;  /* the founder's kernel symbols, which descendants link */
+	unsigned int folds; /* lineages folded so far */
 	char err[512];
 };
 
@@ -155,6 +165,32 @@ static int end_writer(struct proc_exp *p, uint64_t ktime)
 	return bc_er_sink_close(&p->writer, ktime, p->exited ? p->exit_code : -1);
 }
 
+/*
+ * parent's lineage and one more step ("_f2", "_x1") into lineage, folded
+ * when long (LINEAGE_FOLD).
+ */
+static int lineage_step(struct er_tree *t, const char *parent, char letter, unsigned int n,
+			char lineage[LINEAGE_MAX])
+{
+	char step[16];
+	size_t len, from;
+
+	snprintf(step, sizeof(step), "_%c%u", letter, n);
+	len = strlen(parent) + strlen(step);
+	if (len <= LINEAGE_FOLD) {
+		snprintf(lineage, LINEAGE_MAX, "%s%s", parent, step);
+		return 0;
+	}
+	/* the last steps, from an underscore: "_zN" then "_x1_x1..._x1" */
+	from = strlen(parent) > LINEAGE_KEEP ? strlen(parent) - LINEAGE_KEEP : 0;
+	while (parent[from] && parent[from] != '_')
+		from++;
+	if (snprintf(lineage, LINEAGE_MAX, "_z%u%s%s", ++t->folds, parent + from, step) >=
+	    LINEAGE_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_rec_fork *f)
 {
 	/* vfork and posix_spawn share the mm with CLONE_VFORK: fork-like all the same. */
@@ -167,10 +203,10 @@ static int on_fork(struct er_tree *t, struct proc_exp *parent, const struct bc_r
 	child = find(t, f->child_pid);
 	if (t->sess.no_follow || (child && !child->exited) || !f->child_pid)
 		return 0;
-	n = snprintf(lineage, sizeof(lineage), "%s_%c%u", parent->lineage, fork_like ? 'f' : 'C',
-		     fork_like ? ++parent->forks : ++parent->clones);
-	if (n >= (int)sizeof(lineage))
-		return -ENAMETOOLONG;
+	n = lineage_step(t, parent->lineage, fork_like ? 'f' : 'C',
+			 fork_like ? ++parent->forks : ++parent->clones, lineage);
+	if (n < 0)
+		return n;
 	child = reuse_or_add(t, child, f->child_pid);
 	if (!child)
 		return -ENOMEM;
@@ -197,9 +233,9 @@ static int on_exec(struct er_tree *t, struct proc_exp *p, const struct bc_rec_ex
 	}
 	memcpy(file, x->filename, x->filename_len);
 	file[x->filename_len] = 0;
-	n = snprintf(lineage, sizeof(lineage), "%s_x%u", p->lineage, ++p->execs);
-	if (n >= (int)sizeof(lineage))
-		return -ENAMETOOLONG;
+	n = lineage_step(t, p->lineage, 'x', ++p->execs, lineage);
+	if (n < 0)
+		return n;
 	/* The image before ends here: gprofng reads exec_start as its end. */
 	char *escaped = bc_xml_escape_dup(file);
 

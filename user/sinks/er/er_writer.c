@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +66,7 @@ struct er_writer {
 	size_t n_live, cap_live;
 	struct er_ksyms *ksyms; /* a subexperiment's: it writes the symbols it needs at the end */
 	bool reserved;		/* RESERVE_NAME holds RESERVE_BYTES */
+	int reserve_fd;		/* open and locked while it does: a reader knows we live */
 	int cut_short;		/* the -errno a write failed with: the rest is not written */
 	uint64_t held_lost[BC_LOSS_NR]; /* LOST records since, written at the end */
 };
@@ -139,23 +141,41 @@ int bc_er_sink_log_event(struct bc_sink *sink, uint64_t ktime, const char *kind,
 	return err;
 }
 
-/* RESERVE_BYTES held for the end; without them (no room already, no fallocate) it goes on. */
+/*
+ * RESERVE_BYTES held for the end; without them (no room already, no
+ * fallocate) it goes on. The file stays open and locked (flock) while it
+ * is held, and gets its name only once locked: a reader finding it
+ * unlocked knows the recording that made it was killed, and removes it
+ * (user/readers/stale_reserve.c).
+ */
 static void reserve_space(struct er_writer *w)
 {
-	int fd = bc_out_openat(w->dirfd, RESERVE_NAME, O_WRONLY | O_EXCL | O_CLOEXEC);
+	char tmp[64];
+	int fd;
 
+	w->reserve_fd = -1;
+	snprintf(tmp, sizeof(tmp), RESERVE_NAME ".%d", (int)getpid());
+	fd = bc_out_openat(w->dirfd, tmp, O_WRONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	w->reserved = posix_fallocate(fd, 0, RESERVE_BYTES) == 0;
-	close(fd);
-	if (!w->reserved)
-		unlinkat(w->dirfd, RESERVE_NAME, 0);
+	w->reserved = flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		      posix_fallocate(fd, 0, RESERVE_BYTES) == 0 &&
+		      renameat(w->dirfd, tmp, w->dirfd, RESERVE_NAME) == 0;
+	if (!w->reserved) {
+		unlinkat(w->dirfd, tmp, 0);
+		close(fd);
+		return;
+	}
+	w->reserve_fd = fd;
 }
 
 static void release_reserve(struct er_writer *w)
 {
 	if (w->reserved)
 		unlinkat(w->dirfd, RESERVE_NAME, 0);
+	if (w->reserve_fd >= 0)
+		close(w->reserve_fd);
+	w->reserve_fd = -1;
 	w->reserved = false;
 }
 
@@ -280,10 +300,15 @@ static int profile_begin(struct er_writer *w, const struct bc_session *s, uint32
 		return 0;
 	base = base ? base + 1 : w->path;
 	/* a subexperiment keeps only the kernel functions its samples hit: written at the end */
-	if (base[0] == '_' && s->kallsyms_formatted && (w->ksyms = er_ksyms_acquire(s->kallsyms)))
+	if (base[0] == '_' && s->kallsyms_formatted && (w->ksyms = er_ksyms_acquire(s->kallsyms))) {
 		text = er_ksyms_text_start(w->ksyms);
-	else if (er_kallmodsyms_write(w->dirfd, s->kallsyms, s->kallsyms_formatted, base[0] == '_',
-				      &text) < 0)
+		/*
+		 * The founder's whole copy until the end writes the part it
+		 * needs: killed before then, it still names what map.xml says.
+		 */
+		linkat(w->dirfd, "../kallmodsyms", w->dirfd, "kallmodsyms", 0);
+	} else if (er_kallmodsyms_write(w->dirfd, s->kallsyms, s->kallsyms_formatted,
+					base[0] == '_', &text) < 0)
 		return 0;
 	er_sb_printf(&b,
 		     "<event kind=\"map\" object=\"segment\" tstamp=\"0.000000000\" "
@@ -688,7 +713,7 @@ struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen)
 	if (!w)
 		goto oom;
 	w->sink.ops = &er_ops;
-	w->log_fd = w->map_fd = -1;
+	w->log_fd = w->map_fd = w->reserve_fd = -1;
 	w->overview.fd = -1;
 	for (int i = 0; i < BC_ER_NFILES; i++) {
 		w->data[i].fd = -1;

@@ -400,6 +400,12 @@ int bc_recorder_consume(struct recorder *r)
 	return rc < 0 ? rc : 0;
 }
 
+/* Slices of DRAIN_SLICE records that a full ring holds, at most (records are 40 bytes or more). */
+static uint64_t ring_slices(const struct recorder *r)
+{
+	return ((uint64_t)r->opts->bufsize_mib << 20) / 40 / DRAIN_SLICE + 1;
+}
+
 /* The drain timer's next wait: the drain interval, or less when a -S sample is due sooner. */
 static int wait_ms(const struct recorder *r, uint64_t next_sample)
 {
@@ -522,8 +528,13 @@ int bc_recorder_drain(struct recorder *r, int sigfd)
 	}
 out:
 	r->sample_due_ns = 0;
-	/* what the ring holds was made before the batch was read: it goes first */
-	while (usage.n && bc_recorder_consume(r) > 0)
+	/*
+	 * What the ring holds was made before the batch was read: it goes
+	 * first. At most a ring's worth: the probes are still attached, and a
+	 * traced process that keeps running (-t, -P) refills it as fast as it
+	 * drains (a -t 0.6 recording of a busy target ran as long as the target).
+	 */
+	for (uint64_t slices = ring_slices(r); usage.n && slices-- && bc_recorder_consume(r) > 0;)
 		;
 	usage_deliver(r, &usage, true);
 	free(usage.v);

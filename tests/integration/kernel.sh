@@ -230,6 +230,10 @@ test_pid_reuse() {
 	check_eq "and no tgt_second" 0 "$(calls_of "$d/r.er/_f$fa.er" tgt_second)"
 	check_eq "_f$fb.er, the second process $pid: 5 tgt_second" 5 "$(calls_of "$d/r.er/_f$fb.er" tgt_second)"
 	check_eq "and no tgt_first" 0 "$(calls_of "$d/r.er/_f$fb.er" tgt_first)"
+	check_eq "report procs: pid $pid on two rows" 2 \
+		"$("$BC" report "$d/r.er" procs | awk -v p="$pid" '$1 == p' | wc -l)"
+	check "the header says a pid was reused" \
+		bash -c "\"$BC\" report '$d/r.er' | grep -q 'took the pid of one that had exited'"
 
 	(cd "$d" && "$BC" record -q -k -u 'tgt_*' -- "$TGT/pidreuse" >k.out 2>k.err)
 	check_eq "record -k of it exits 0" 0 $?
@@ -260,12 +264,12 @@ progs_during() {
 	done
 	"$BC" record -q -o "$1" "${@:2}" -u 'tgt_*' -- "$TGT/offcpu" 100 >/dev/null 2>&1 &
 	rp=$!
-	# 10 s: a guest under TCG takes seconds to load them all
+	# the command execs once every program is loaded and attached (10 s: a TCG guest is slow)
 	for _ in $(seq 200); do
-		seen=$(loaded_progs)
-		[[ " $seen " == *" proc_fork "* ]] && break
+		pgrep -x offcpu -P $rp >/dev/null && break
 		sleep 0.05
 	done
+	seen=$(loaded_progs)
 	wait $rp
 	echo "$seen"
 }

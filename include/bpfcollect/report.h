@@ -123,6 +123,8 @@ const struct bc_sys_stats *bc_report_sys_at(const struct bc_report *r, size_t i)
 size_t bc_report_nthreads(const struct bc_report *r);
 const struct bc_thread_stats *bc_report_thread_at(const struct bc_report *r, size_t i);
 size_t bc_report_nprocesses(const struct bc_report *r);
+/* Of those, the processes that took the pid of one that had exited (each counted apart). */
+size_t bc_report_pids_reused(const struct bc_report *r);
 const struct bc_proc_stats *bc_report_process_at(const struct bc_report *r, size_t i);
 
 /* Average inclusive time per outermost frame; 0 if none returned. */

@@ -223,6 +223,11 @@ static void print_header(const char *exp, const struct bc_er_info *info,
 	fprintf(out, "Command:     %s\n", info->cmdline ? info->cmdline : "?");
 	fprintf(out, "Process:     pid %" PRIu32 ", %zu processes, %zu threads\n", info->root_pid,
 		bc_report_nprocesses(rep), bc_report_nthreads(rep));
+	if (bc_report_pids_reused(rep))
+		fprintf(out,
+			"             (%zu of them took the pid of one that had exited: each is "
+			"counted as its own)\n",
+			bc_report_pids_reused(rep));
 	fprintf(out, "Started:     %s\n", when);
 	if (info->closed) {
 		describe_status(info->exit_status, status, sizeof(status));

@@ -22,6 +22,7 @@
 
 struct thread {
 	struct bc_thread_stats stats;
+	bool exited; /* its exit seen: a fork naming its tid again is another thread */
 	/* Frame tags are indices into report->funcs. */
 	struct bc_shadow_stack stack;
 };
@@ -39,10 +40,13 @@ struct bc_report {
 
 	struct thread *threads;
 	size_t nthreads, threads_cap;
-	struct bc_idmap thread_index; /* tid -> index into threads */
+	struct bc_idmap thread_index; /* thread_key() -> index into threads */
 
 	struct bc_proc_stats *procs;
 	size_t nprocs, procs_cap;
+	bool *proc_exited; /* per procs[]: its exit seen, so a fork reusing its pid is another */
+	size_t exited_cap;
+	size_t pids_reused;	    /* processes that took the pid of one that had exited */
 	struct bc_idmap proc_index; /* pid -> index into procs */
 
 	struct bc_report_totals totals;
@@ -126,11 +130,26 @@ static struct bc_proc_stats *proc_get(struct bc_report *r, uint32_t pid)
 		return &r->procs[*slot];
 	if (BC_GROW(r->procs, r->procs_cap, r->nprocs + 1))
 		return NULL;
+	if (r->nprocs + 1 > r->exited_cap) {
+		bool *v = realloc(r->proc_exited, r->procs_cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		r->proc_exited = v;
+		r->exited_cap = r->procs_cap;
+	}
+	r->proc_exited[r->nprocs] = false;
 	ps = &r->procs[r->nprocs];
 	memset(ps, 0, sizeof(*ps));
 	ps->pid = pid;
 	*slot = (uint32_t)r->nprocs++;
 	return ps;
+}
+
+/* A thread's key: its tid; a goroutine's (tid 2^30 + goid) with its process, whose goid it is. */
+static uint64_t thread_key(uint32_t tid, uint32_t pid)
+{
+	return tid >= BC_GOROUTINE_TID_BASE ? (uint64_t)pid << 32 | tid : tid;
 }
 
 static struct thread *thread_get(struct bc_report *r, uint32_t tid, uint32_t pid)
@@ -139,7 +158,7 @@ static struct thread *thread_get(struct bc_report *r, uint32_t tid, uint32_t pid
 	struct thread *th;
 	uint32_t *slot;
 
-	if (bc_idmap_get_or_add(&r->thread_index, tid, NO_INDEX, &slot))
+	if (bc_idmap_get_or_add(&r->thread_index, thread_key(tid, pid), NO_INDEX, &slot))
 		return NULL;
 	if (*slot != NO_INDEX)
 		return &r->threads[*slot];
@@ -300,11 +319,24 @@ static int on_sys_exit(struct bc_report *r, const struct bc_event *ev)
 
 /* ---------------------------------------------------------------- tasks */
 
-/* A fork/clone names a task before it writes anything: remember it. */
+/*
+ * A fork/clone names a task before it writes anything: remember it. A pid
+ * or tid whose owner exited is another process's or thread's now (-a runs
+ * long enough for the kernel to hand pids out again): counted apart.
+ */
 static int on_fork(struct bc_report *r, const struct bc_event *ev)
 {
 	const struct bc_rec_fork *rec = (const void *)ev->rec;
+	uint32_t *slot = bc_idmap_find(&r->thread_index, rec->child_tid);
 
+	if (slot && *slot != NO_INDEX && r->threads[*slot].exited)
+		bc_idmap_remove(&r->thread_index, rec->child_tid);
+	slot = bc_idmap_find(&r->proc_index, rec->child_pid);
+	if (ev->rec->kind == BC_REC_PROC_FORK && slot && *slot != NO_INDEX &&
+	    r->proc_exited[*slot]) {
+		bc_idmap_remove(&r->proc_index, rec->child_pid);
+		r->pids_reused++;
+	}
 	return thread_get(r, rec->child_tid, rec->child_pid) ? 0 : -ENOMEM;
 }
 
@@ -391,8 +423,14 @@ static int report_event(struct bc_sink *s, const struct bc_event *ev)
 	case BC_REC_PROC_EXIT:
 		/* The tid may be reused: its next owner starts a fresh stack. */
 		close_all_frames(r, th);
-		if (ev->rec->kind == BC_REC_PROC_EXIT)
+		th->exited = true;
+		if (ev->rec->kind == BC_REC_PROC_EXIT) {
+			uint32_t *slot = bc_idmap_find(&r->proc_index, ev->rec->pid);
+
 			close_goroutines(r, ev->rec->pid);
+			if (slot && *slot != NO_INDEX)
+				r->proc_exited[*slot] = true;
+		}
 		return 0;
 	default:
 		return 0;
@@ -453,6 +491,7 @@ void bc_report_free(struct bc_report *r)
 	free(r->threads);
 	bc_idmap_free(&r->thread_index);
 	free(r->procs);
+	free(r->proc_exited);
 	bc_idmap_free(&r->proc_index);
 	free(r);
 }
@@ -536,6 +575,11 @@ const struct bc_thread_stats *bc_report_thread_at(const struct bc_report *r, siz
 size_t bc_report_nprocesses(const struct bc_report *r)
 {
 	return r->nprocs;
+}
+
+size_t bc_report_pids_reused(const struct bc_report *r)
+{
+	return r->pids_reused;
 }
 
 const struct bc_proc_stats *bc_report_process_at(const struct bc_report *r, size_t i)

@@ -78,6 +78,17 @@ static struct proc_acc *proc_get(struct procs_sink *s, uint32_t pid)
 	return v;
 }
 
+/* A fork given pid again after its process exited: another process, in rows of its own. */
+static void forget_exited(struct procs_sink *s, uint32_t pid, uint32_t tid)
+{
+	uint32_t *i = bc_idmap_find(&s->proc_index, pid);
+
+	if (!i || !*i || !s->procs[*i - 1].exited)
+		return;
+	bc_idmap_remove(&s->proc_index, pid);
+	bc_idmap_remove(&s->thread_index, (uint64_t)pid << 32 | tid);
+}
+
 static struct thread_acc *thread_get(struct procs_sink *s, uint32_t tid, uint32_t pid)
 {
 	struct thread_acc *v;
@@ -143,6 +154,8 @@ static int procs_event(struct bc_sink *sink, const struct bc_event *ev)
 		return 0;
 	if (s->only_pid && pid != s->only_pid)
 		return 0;
+	if (h->kind == BC_REC_PROC_FORK)
+		forget_exited(s, pid, ((const struct bc_rec_fork *)h)->child_tid);
 	p = proc_get(s, pid);
 	if (!p)
 		return -ENOMEM;

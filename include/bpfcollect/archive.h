@@ -117,6 +117,11 @@ struct bc_archive_opts {
 	/* Called before each object (done of total) and once at the end (done == total). */
 	void (*progress)(void *arg, size_t done, size_t total, uint64_t bytes);
 	void *progress_arg;
+	/*
+	 * The founder itself, to open instead of by its name (record's own
+	 * experiment, /proc/self/fd/N: bc_exp_create); exp_path still names it.
+	 */
+	const char *io_path;
 };
 
 /* The default limit of what a recording copies into archives/: 256 MiB. */

@@ -16,7 +16,6 @@
 
 #include "traced.h"
 
-
 static volatile unsigned long sink;
 
 /*

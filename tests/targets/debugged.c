@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * debugged SECONDS: a process to debug and trace at once. Prints "ready",
- * then calls tgt_tick and tgt_other every 2 ms for SECONDS seconds and
- * prints "ticks N", the calls of tgt_tick it made.
+ * debugged SECONDS GO: a process to debug and trace at once. Prints
+ * "ready", waits until the file GO exists (its debugger is set), then calls
+ * tgt_tick and tgt_other every 2 ms for SECONDS seconds and prints "ticks
+ * N", the calls of tgt_tick it made.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "traced.h"
 
@@ -30,6 +32,8 @@ int main(int argc, char **argv)
 
 	printf("ready\n");
 	fflush(stdout);
+	while (argc > 2 && access(argv[2], F_OK) != 0)
+		nanosleep(&pause, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
 		tgt_tick(ticks++);

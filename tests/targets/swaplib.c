@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("work %d\n", work(2));
+	fflush(stdout);
 	fd = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0)
 		close(fd);

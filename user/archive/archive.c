@@ -413,7 +413,7 @@ int bc_archive_experiment_opts(const char *exp_path, const struct bc_archive_opt
 		bc_set_err(err, errlen, "%s: not an experiment path", exp_path);
 		return ret;
 	}
-	c.expfd = open(founder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c.expfd = open(opts->io_path ? opts->io_path : founder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c.expfd < 0) {
 		ret = -errno;
 		bc_set_err(err, errlen, "%s: %s", founder,

@@ -475,12 +475,12 @@ static void record_archive(struct record_run *x)
 		.policy = x->opts.archive_all ? BC_ARCHIVE_ALL : BC_ARCHIVE_AUTO,
 		.limit_bytes = x->opts.archive_limit,
 		.progress = !x->opts.quiet && isatty(STDERR_FILENO) ? archive_progress : NULL,
+		.io_path = bc_outputs_io(&x->outputs),
 	};
 	struct bc_archive_report arep = {0};
 	size_t over = 0;
 
-	if (bc_archive_experiment_opts(bc_outputs_io(&x->outputs), &ao, &arep, x->err,
-				       sizeof(x->err)) < 0)
+	if (bc_archive_experiment_opts(x->exp_path, &ao, &arep, x->err, sizeof(x->err)) < 0)
 		bc_error("warning: %s; 'bpfcollect archive %s' retries", x->err, x->exp_path);
 	over = arep.by_reason[BC_ARCHIVE_SKIP_CHANGED];
 	/* replaced since mapped: perhaps by someone who wants another file copied */

@@ -40,8 +40,9 @@ struct proc_acc {
 	uint64_t voluntary, preempted;
 	uint64_t syscalls, sys_errors, sys_ns;
 	uint64_t exit_cpu_ns; /* from its exit record */
-	uint64_t cpu_ns;      /* what the table shows */
-	bool cpu_partial;     /* at least cpu_ns */
+	uint64_t exit_ktime;
+	uint64_t cpu_ns;  /* what the table shows */
+	bool cpu_partial; /* at least cpu_ns */
 	size_t threads;
 	int exit_code;
 	bool born, exited;
@@ -78,15 +79,20 @@ static struct proc_acc *proc_get(struct procs_sink *s, uint32_t pid)
 	return v;
 }
 
-/* A fork given pid again after its process exited: another process, in rows of its own. */
-static void forget_exited(struct procs_sink *s, uint32_t pid, uint32_t tid)
+/*
+ * A record of pid made after its process exited is another process's,
+ * which got the pid again: in rows of its own. (Each experiment of a tree
+ * is read in turn, so a time, not the order records come in, tells.)
+ */
+static void forget_exited(struct procs_sink *s, uint32_t pid, uint64_t ktime)
 {
 	uint32_t *i = bc_idmap_find(&s->proc_index, pid);
 
-	if (!i || !*i || !s->procs[*i - 1].exited)
+	if (!i || !*i || !s->procs[*i - 1].exited || ktime <= s->procs[*i - 1].exit_ktime)
 		return;
 	bc_idmap_remove(&s->proc_index, pid);
-	bc_idmap_remove(&s->thread_index, (uint64_t)pid << 32 | tid);
+	/* its main thread's tid is the pid: the new one's starts afresh */
+	bc_idmap_remove(&s->thread_index, (uint64_t)pid << 32 | pid);
 }
 
 static struct thread_acc *thread_get(struct procs_sink *s, uint32_t tid, uint32_t pid)
@@ -154,8 +160,9 @@ static int procs_event(struct bc_sink *sink, const struct bc_event *ev)
 		return 0;
 	if (s->only_pid && pid != s->only_pid)
 		return 0;
-	if (h->kind == BC_REC_PROC_FORK)
-		forget_exited(s, pid, ((const struct bc_rec_fork *)h)->child_tid);
+	/* the agent's usage of a process can be read as it exits: never a new one's */
+	if (h->kind != BC_REC_USAGE)
+		forget_exited(s, pid, h->ktime);
 	p = proc_get(s, pid);
 	if (!p)
 		return -ENOMEM;
@@ -201,6 +208,7 @@ static int procs_event(struct bc_sink *sink, const struct bc_event *ev)
 		const struct bc_rec_exit *x = (const void *)h;
 
 		p->exited = true;
+		p->exit_ktime = h->ktime;
 		p->exit_code = x->exit_code;
 		p->exit_cpu_ns = x->sum_exec;
 		set_comm(p, x->comm);

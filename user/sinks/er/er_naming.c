@@ -188,7 +188,7 @@ int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen,
 			snprintf(err, errlen,
 				 "experiment %s was replaced while it was being made (%s): not "
 				 "written; record into a directory only you can write",
-				 path, errno == ELOOP ? "by a link" : "not ours");
+				 path, errno == ELOOP || errno == ENOTDIR ? "by a link" : "not ours");
 			return -EXDEV;
 		}
 		if (parent >= 0) {

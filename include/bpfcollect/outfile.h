@@ -13,6 +13,11 @@
  *
  * Both refuse a path inside `protect` (the experiment being read), and
  * take "-" for standard output.
+ *
+ * A file made new (the temporary file of REPLACE, CREATE's target) is the
+ * command's alone: 0600, or --mode's (bpfcollect/outmode.h); REPLACE sets
+ * it past the umask, and never carries a replaced file's mode or owner
+ * over to its replacement.
  */
 #ifndef BPFCOLLECT_OUTFILE_H
 #define BPFCOLLECT_OUTFILE_H
@@ -34,6 +39,7 @@ struct bc_outfile {
 	char tmp[PATH_MAX];  /* REPLACE: the temporary file, "" once renamed or removed */
 	enum bc_outfile_mode mode;
 	bool is_stdout;
+	bool existed; /* REPLACE: the target was there when opened */
 };
 
 /* Whether the directory that holds path is dir or lies below it (both resolved). */
@@ -47,8 +53,9 @@ bool bc_path_inside(const char *path, const char *dir);
 int bc_outfile_open(struct bc_outfile *o, const char *path, enum bc_outfile_mode mode,
 		    const char *protect, char *err, size_t errlen);
 /*
- * Flushes and closes; REPLACE renames the temporary file over the target.
- * 0, or -errno with one line in err (the target is then as it was before).
+ * Flushes and closes; REPLACE renames the temporary file over the target
+ * (over one that did not exist only while there still is none). 0, or
+ * -errno with one line in err (the target is then as it was before).
  */
 int bc_outfile_commit(struct bc_outfile *o, char *err, size_t errlen);
 /*

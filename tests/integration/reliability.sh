@@ -43,6 +43,35 @@ test_permissions() {
 	rm -rf "$d"
 }
 
+# Nothing here traces: the experiment is synth-exp's.
+test_convert_planted() {
+	echo "# convert -o over a planted file: a new file of the converting user's, 0600"
+	local d
+	d=$(mktemp -d)
+	chmod 1777 "$d"
+	"$SYNTH" "$d/s.er" 20 >/dev/null
+	check_eq "synth-exp writes an experiment" 0 $?
+	printf 'planted\n' >"$d/out.csv"
+	chown 65534:65534 "$d/out.csv"
+	chmod 4777 "$d/out.csv"
+	(umask 022 && "$BC" convert "$d/s.er" -f prf-csv -o "$d/out.csv" 2>"$d/c.err")
+	check_eq "convert over a -rwsrwxrwx file of another user's: exit 0" 0 $?
+	check_eq "the replacement is 0600, not the planted 4777" 600 "$(stat -c %a "$d/out.csv")"
+	check_eq "and the converting user's, not the planter's" "$(id -u):$(id -g)" \
+		"$(stat -c %u:%g "$d/out.csv")"
+	check "with the PRF records" grep -q '^PRF,' "$d/out.csv"
+	printf 'planted\n' >"$d/out.txt"
+	chmod 0666 "$d/out.txt"
+	(umask 0277 && "$BC" convert "$d/s.er" -f text -o "$d/out.txt" 2>/dev/null)
+	check_eq "under umask 0277 the replacement is still 0600 (not 0400, nor 0666)" 600 \
+		"$(stat -c %a "$d/out.txt")"
+	chmod 0600 "$d/out.txt"
+	"$BC" convert "$d/s.er" -f text --mode 0644 -o "$d/out.txt" 2>/dev/null
+	check_eq "--mode 0644 gives 0644 to the replacement" 644 "$(stat -c %a "$d/out.txt")"
+	check_eq "and no temporary file is left" "" "$(find "$d" -maxdepth 1 -name '.out*')"
+	rm -rf "$d"
+}
+
 test_damaged_subexperiment() {
 	echo "# a damaged subexperiment is skipped with a warning; the rest is read"
 	local d

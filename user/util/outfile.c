@@ -53,11 +53,10 @@ static int open_replace(struct bc_outfile *o, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], base[PATH_MAX], copy[PATH_MAX];
 	struct stat st;
-	bool exists;
-	int fd;
+	int fd, e;
 
-	exists = lstat(o->path, &st) == 0;
-	if (exists && unreplaceable(&st)) {
+	o->existed = lstat(o->path, &st) == 0;
+	if (o->existed && unreplaceable(&st)) {
 		snprintf(err, errlen,
 			 "%s is %s, not replaced; give a new file name, or '-' for "
 			 "standard output",
@@ -72,27 +71,24 @@ static int open_replace(struct bc_outfile *o, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: the name is too long", o->path);
 		return -ENAMETOOLONG;
 	}
-	fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
+	/*
+	 * A new file, never the target's: O_EXCL and O_NOFOLLOW, so nothing
+	 * planted in its place is written through; its mode set past the
+	 * umask, and never carried over from the file it replaces (a planted
+	 * -rwsrwxrwx stays the planter's; the trace is its owner's alone).
+	 */
+	fd = bc_out_tmpat(AT_FDCWD, o->tmp);
+	e = fd < 0 ? -errno : fchmod(fd, bc_out_file_mode()) < 0 ? -errno : 0;
+	if (e == 0 && !(o->f = fdopen(fd, "w")))
+		e = -errno;
+	if (e < 0) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->tmp);
+		}
 		o->tmp[0] = 0;
-		snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(e));
-		return -e;
-	}
-	/* a replaced file keeps its permissions; a new one is the creator's alone, or --mode's */
-	if ((exists ? fchmod(fd, st.st_mode & 07777) : bc_out_mode_fd(fd, false)) < 0) {
-		/* not fatal: the data is what matters */
-	}
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		int e = errno;
-
-		close(fd);
-		unlink(o->tmp);
-		o->tmp[0] = 0;
-		snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(e));
-		return -e;
+		snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(-e));
+		return e;
 	}
 	return 0;
 }
@@ -145,6 +141,24 @@ int bc_outfile_open(struct bc_outfile *o, const char *path, enum bc_outfile_mode
 					  : open_create(o, err, errlen);
 }
 
+/*
+ * The temporary file in the target's place: over the target it replaces,
+ * or, for a target that did not exist, only while there still is none
+ * (a file made meanwhile is not the command's to remove).
+ */
+static int put_in_place(struct bc_outfile *o)
+{
+	if (o->existed ? rename(o->tmp, o->path) < 0
+		       : renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) < 0) {
+		/* a file system without RENAME_NOREPLACE: link() refuses an existing name too */
+		if (o->existed || (errno != EINVAL && errno != ENOSYS) || link(o->tmp, o->path))
+			return -errno;
+		unlink(o->tmp);
+	}
+	o->tmp[0] = 0;
+	return 0;
+}
+
 int bc_outfile_commit(struct bc_outfile *o, char *err, size_t errlen)
 {
 	const char *name = o->is_stdout ? "standard output" : o->path;
@@ -161,13 +175,15 @@ int bc_outfile_commit(struct bc_outfile *o, char *err, size_t errlen)
 			rc = -errno;
 	}
 	o->f = NULL;
-	if (!rc && o->tmp[0] && rename(o->tmp, o->path) < 0)
-		rc = -errno;
-	if (rc) {
+	if (!rc && o->tmp[0] && (rc = put_in_place(o)) == -EEXIST)
+		snprintf(err, errlen,
+			 "%s was made by something else while it was written: not replaced; "
+			 "give another name",
+			 name);
+	else if (rc)
 		snprintf(err, errlen, "writing %s: %s", name, strerror(-rc));
-		if (o->tmp[0])
-			unlink(o->tmp);
-	}
+	if (o->tmp[0])
+		unlink(o->tmp);
 	o->tmp[0] = 0;
 	return rc;
 }

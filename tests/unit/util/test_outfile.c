@@ -98,7 +98,7 @@ static void test_replace_commits_or_keeps(void **state)
 	bc_outfile_abort(&o);
 	assert_string_equal(slurp(path), "old\n");
 	assert_int_equal(entries(), 1);
-	/* committed: replaced, mode kept */
+	/* committed: replaced by a file of its own, 0600 */
 	assert_int_equal(bc_outfile_open(&o, path, BC_OUTFILE_REPLACE, NULL, err, sizeof(err)), 0);
 	fputs("new\n", o.f);
 	assert_string_equal(slurp(path), "old\n");
@@ -106,7 +106,57 @@ static void test_replace_commits_or_keeps(void **state)
 	bc_outfile_abort(&o); /* after commit: nothing to do */
 	assert_string_equal(slurp(path), "new\n");
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(entries(), 1);
+}
+
+/*
+ * A file planted where convert writes keeps nothing of its own in its
+ * replacement: not its mode (set-id and world-writable bits included),
+ * not its owner; the new file is 0600 whatever the umask.
+ */
+static void test_replace_is_new(void **state)
+{
+	struct bc_outfile o;
+	char path[128], err[256];
+	struct stat st;
+	mode_t old_umask;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/planted.csv", dir);
+	put(path, "planted\n");
+	assert_int_equal(chmod(path, 04777), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(path, 65534, 65534), 0);
+	old_umask = umask(0277);
+	assert_int_equal(bc_outfile_open(&o, path, BC_OUTFILE_REPLACE, NULL, err, sizeof(err)), 0);
+	umask(old_umask);
+	fputs("trace\n", o.f);
+	assert_int_equal(bc_outfile_commit(&o, err, sizeof(err)), 0);
+	assert_string_equal(slurp(path), "trace\n");
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_uid, geteuid());
+	assert_int_equal(st.st_gid, getegid());
+	assert_int_equal(entries(), 1);
+}
+
+/* A target that was not there when opened: a file made meanwhile is not replaced. */
+static void test_replace_new_target_not_clobbered(void **state)
+{
+	struct bc_outfile o;
+	char path[128], err[512] = "";
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/new.csv", dir);
+	assert_int_equal(bc_outfile_open(&o, path, BC_OUTFILE_REPLACE, NULL, err, sizeof(err)), 0);
+	fputs("trace\n", o.f);
+	put(path, "someone else's\n");
+	assert_int_equal(bc_outfile_commit(&o, err, sizeof(err)), -EEXIST);
+	if (!strstr(err, "made by something else"))
+		fail_msg("error '%s' does not say why", err);
+	assert_string_equal(slurp(path), "someone else's\n");
 	assert_int_equal(entries(), 1);
 }
 
@@ -171,6 +221,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_replace_commits_or_keeps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replace_is_new, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replace_new_target_not_clobbered, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test(test_stdout),
 	};

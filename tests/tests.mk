@@ -41,6 +41,19 @@ $(O)/tests/plain/test_%: test_%.c $(O)/libbpfcollect.a $(UNIT_FIXTURES)
 	$(Q)$(CC) $(ALL_CFLAGS) -Iuser -Itests/unit -DFIXTURE_DIR='"$(abspath $(O)/tests/fixtures)"' \
 		-o $@ $< $(O)/libbpfcollect.a $(PC_LIBS) $(CMOCKA_LIBS)
 
+# Tools the tests run (tests/tools/NAME.c -> tests/tools/NAME), linked with the
+# library: synth-exp writes an experiment from synthetic records through the
+# library's own writer, so convert and report are tested without tracing.
+TEST_TOOLS := $(patsubst tests/tools/%.c,$(O)/tests/tools/%,$(wildcard tests/tools/*.c))
+
+# built with the binary, so that a build is ready for the tests that use them
+all: $(TEST_TOOLS)
+
+$(O)/tests/tools/%: tests/tools/%.c $(O)/libbpfcollect.a
+	$(msg) LINK $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libbpfcollect.a $(PC_LIBS)
+
 # Targets are built the way users build programs: -O2, frame pointers kept so
 # call stacks stay meaningful; -fno-inline keeps every counted call a real call.
 # TARGET_FLAGS_NAME adds flags for one target.
@@ -75,7 +88,7 @@ $(BPF_FRAMES): tools/bpf-frames/frames.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(PC_LIBS)
 
-integration: $(BIN) $(TARGET_BINS) $(TARGET_LIBS) $(DEMO) $(BPF_FRAMES)
+integration: $(BIN) $(TARGET_BINS) $(TARGET_LIBS) $(DEMO) $(BPF_FRAMES) $(TEST_TOOLS)
 	tests/integration/run.sh $(O)
 
 # The viewer test skips on a machine without chromium and speedscope, but

@@ -71,7 +71,27 @@ struct bc_format {
 	struct bc_sink *(*new_sink)(const struct bc_format_args *a, char *err, size_t errlen);
 	const struct bc_format_options *options; /* NULL: none */
 	bool binary;				 /* not text: refused on a terminal */
+	/*
+	 * FILE: the bytes that end the format after any whole record, for a
+	 * file cut short by a full disk (chrome: the event array and the
+	 * object); NULL: none (a file of whole lines or records is whole).
+	 */
+	const char *tail;
 };
+
+struct bc_outfile;
+
+/*
+ * A BC_FORMAT_FILE format's sink writing into o (a->out is set to o->f),
+ * whole records at a time (bpfcollect/outfile.h): each of its steps ends
+ * records, the format's sink ends each record it writes in a step of
+ * several (its base.file is o), and o is given the format's tail once the
+ * format has begun. A full disk then cuts o at a whole record, and what
+ * the sink writes after is counted, not written (it sees no error: the
+ * caller asks o, bc_outfile_full). NULL with err set.
+ */
+struct bc_sink *bc_format_file_sink_new(const struct bc_format *f, struct bc_format_args *a,
+					struct bc_outfile *o, char *err, size_t errlen);
 
 /*
  * Whether format f may write to path ("-" or NULL: standard output): a

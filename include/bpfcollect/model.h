@@ -260,9 +260,19 @@ struct bc_sink_ops {
 /* e's BC_REC_SYSCALL as its entry and its exit events, into s. */
 int bc_sink_event_split(struct bc_sink *s, const struct bc_event *e);
 
+struct bc_outfile;
+
 /* Sinks embed this as their first member. Any op may be NULL. */
 struct bc_sink {
 	const struct bc_sink_ops *ops;
+	/*
+	 * The file a format's sink writes (bc_format_file_sink_new sets it;
+	 * NULL otherwise). A sink that writes several records in one step (a
+	 * reorder window let out, the end's open calls) ends each there
+	 * (bc_outfile_record), so that a full disk cuts the file at a whole
+	 * record.
+	 */
+	struct bc_outfile *file;
 };
 
 static inline int bc_sink_begin(struct bc_sink *s, const struct bc_session *x)

@@ -45,7 +45,16 @@ const char *bc_outputs_name(const struct bc_outputs *out);
  * would garble both).
  */
 bool bc_outputs_on_terminal(const struct bc_outputs *out);
-/* Destroys the sink and closes the files (after the sink's end). -errno of a failed close. */
-int bc_outputs_close(struct bc_outputs *out);
+/*
+ * Says, a line each, which files a full disk cut short (each ends at its
+ * last whole record; how many records it lacks). The first one's -errno,
+ * 0 when none was.
+ */
+int bc_outputs_say_cut(const struct bc_outputs *out);
+/*
+ * Destroys the sink and closes the files (after the sink's end). 0, or
+ * -errno of the first that failed, with one line in err.
+ */
+int bc_outputs_close(struct bc_outputs *out, char *err, size_t errlen);
 
 #endif

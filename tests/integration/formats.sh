@@ -188,7 +188,8 @@ test_convert_output() {
 	"$BC" convert out.er -f prf-csv -o out.d/keep.csv 2>/dev/null
 	check_eq "a convert that succeeds replaces the regular file" 0 $?
 	check "with the PRF records" grep -q '^PRF,' out.d/keep.csv
-	check_eq "keeping its mode" 640 "$(stat -c %a out.d/keep.csv)"
+	check_eq "by a file of its own, 0600 (not the replaced file's 0640)" 600 \
+		"$(stat -c %a out.d/keep.csv)"
 	"$BC" convert out.er -f prf-csv -o /dev/null 2>/dev/null
 	check "convert -o /dev/null is refused" test $? -ne 0
 	check "and /dev/null is still the null device" test -c /dev/null

@@ -43,6 +43,35 @@ test_permissions() {
 	rm -rf "$d"
 }
 
+# Nothing here traces: the experiment is synth-exp's.
+test_convert_planted() {
+	echo "# convert -o over a planted file: a new file of the converting user's, 0600"
+	local d
+	d=$(mktemp -d)
+	chmod 1777 "$d"
+	"$SYNTH" "$d/s.er" 20 >/dev/null
+	check_eq "synth-exp writes an experiment" 0 $?
+	printf 'planted\n' >"$d/out.csv"
+	chown 65534:65534 "$d/out.csv"
+	chmod 4777 "$d/out.csv"
+	(umask 022 && "$BC" convert "$d/s.er" -f prf-csv -o "$d/out.csv" 2>"$d/c.err")
+	check_eq "convert over a -rwsrwxrwx file of another user's: exit 0" 0 $?
+	check_eq "the replacement is 0600, not the planted 4777" 600 "$(stat -c %a "$d/out.csv")"
+	check_eq "and the converting user's, not the planter's" "$(id -u):$(id -g)" \
+		"$(stat -c %u:%g "$d/out.csv")"
+	check "with the PRF records" grep -q '^PRF,' "$d/out.csv"
+	printf 'planted\n' >"$d/out.txt"
+	chmod 0666 "$d/out.txt"
+	(umask 0277 && "$BC" convert "$d/s.er" -f text -o "$d/out.txt" 2>/dev/null)
+	check_eq "under umask 0277 the replacement is still 0600 (not 0400, nor 0666)" 600 \
+		"$(stat -c %a "$d/out.txt")"
+	chmod 0600 "$d/out.txt"
+	"$BC" convert "$d/s.er" -f text --mode 0644 -o "$d/out.txt" 2>/dev/null
+	check_eq "--mode 0644 gives 0644 to the replacement" 644 "$(stat -c %a "$d/out.txt")"
+	check_eq "and no temporary file is left" "" "$(find "$d" -maxdepth 1 -name '.out*')"
+	rm -rf "$d"
+}
+
 test_damaged_subexperiment() {
 	echo "# a damaged subexperiment is skipped with a warning; the rest is read"
 	local d
@@ -192,6 +221,42 @@ test_unsafe_functions() {
 	rm -rf "$d"
 }
 
+test_record_disk_full_formats() {
+	echo "# record -f FORMAT on a full disk: each live file ends at its last whole record"
+	local d m f rc
+	d=$(mktemp -d)
+	m="$d/small"
+	if ! small_disk "$d"; then
+		rm -rf "$d"
+		return
+	fi
+	(cd "$m" && "$BC" record -q -o live -f chrome -f gtf -f text -f prf-csv --syscalls=write \
+		-u 'tgt_*' -- "$TGT/calls" 20000 2 >/dev/null 2>"$d/rec.err")
+	rc=$?
+	check_eq "record -f chrome -f gtf -f text -f prf-csv on a 64 KiB file system: exit 1" 1 "$rc"
+	for f in chrome:json gtf:gtf text:txt prf-csv:csv; do
+		check "${f%%:*}: its file is said to end at its last whole record" \
+			grep -qE "cannot write live.${f#*:}: No space left on device \(disk full\); it ends at its last whole record, and [0-9]+ records were not written" "$d/rec.err"
+	done
+	check_eq "chrome: a JSON object with trace events" ok \
+		"$(python3 "$HERE/lib/chrome_check.py" "$m/live.json" valid 2>&1)"
+	check "chrome: closed after a whole event" ends_with "$m/live.json" 7d0a5d7d0a
+	check "gtf: gtf-dump reads it with no problem" test "$(gtf_events "$m/live.gtf")" -ge 0
+	check "text: whole lines" whole_lines "$m/live.txt"
+	check "prf-csv: the header, then whole lines" ends_with "$m/live.csv" 0a
+	rm -f "$m"/*
+	(cd "$m" && "$BC" record -q -o r -f rtl -u 'tgt_*' -- "$TGT/forker" 2 2000 \
+		>/dev/null 2>"$d/rtl.err")
+	check_eq "record -f rtl on a 64 KiB file system: exit 1" 1 $?
+	check "rtl: a file cut short is said, with its count" \
+		grep -qE "cannot write r_[0-9]+.log: No space left on device \(disk full\); it ends at its last whole record, and [0-9]+ records were not written" "$d/rtl.err"
+	for f in "$m"/r_*.log; do
+		check "rtl: $(basename "$f") is whole lines" whole_lines "$f"
+	done
+	umount "$m"
+	rm -rf "$d"
+}
+
 test_disk_full() {
 	echo "# a full disk: the experiment says it was cut short, and by how much"
 	local d m rc
@@ -225,6 +290,119 @@ test_disk_full() {
 	check "GTF has a loss record named unwritten" \
 		grep -q '^    lost .* name="unwritten"' <("$BC" gtf-dump --no-hex "$d/full.gtf")
 	check "the reserve is gone" test ! -e "$m/full.er/.bcreserve"
+	umount "$m"
+	rm -rf "$d"
+}
+
+# A 64 KiB tmpfs at DIR/small, for the tests of a full disk; false (said) when none can be made.
+small_disk() { # small_disk DIR
+	mkdir "$1/small"
+	if ! mount -t tmpfs -o size=64k bpfcollect-test "$1/small" 2>/dev/null; then
+		echo "# cannot mount a tmpfs here: skipped"
+		return 1
+	fi
+}
+
+# Whether CUT is WHOLE's first bytes, all but the last SKIP (the format's end after the cut).
+is_prefix() { # is_prefix CUT WHOLE [SKIP]
+	local n=$(($(stat -c %s "$1") - ${3:-0}))
+	[ "$n" -gt 0 ] && cmp -s -n "$n" "$1" "$2"
+}
+
+# Whether FILE ends with the bytes HEX (od's lowercase hex, no spaces).
+ends_with() { # ends_with FILE HEX
+	[ "$(tail -c $((${#2} / 2)) "$1" | od -An -tx1 | tr -d ' \n')" = "$2" ]
+}
+
+# The N of "... it ends at its last whole record, and N records were not written" naming FILE.
+unwritten_of() { # unwritten_of ERRFILE FILE
+	sed -n "s|.*cannot write $2: No space left on device (disk full); it ends at its last whole record, and \([0-9]*\) records were not written\$|\1|p" "$1"
+}
+
+# Whether FILE is whole lines: empty (the disk filled before its first one), or ending in one.
+whole_lines() { # whole_lines FILE
+	[ ! -s "$1" ] || ends_with "$1" 0a
+}
+
+# Events of a gtf-dump summary ("N records, N events (...), 0 problems"); "bad" with problems.
+gtf_events() { # gtf_events FILE
+	"$BC" gtf-dump --no-hex "$1" 2>/dev/null | awk '/ events .*problems$/ { print ($(NF - 1) == 0 ? $3 : "bad") }'
+}
+
+# Checks that the FORMAT file CUT, which a full disk cut short, ends at a whole record, valid
+# for its format: WHOLE's beginning (the same stream written with room), and the count said
+# in ERRFILE adds up.
+check_cut() { # check_cut FORMAT CUT WHOLE ERRFILE
+	local f=$1 cut=$2 whole=$3 n
+	n=$(unwritten_of "$4" "$cut")
+	check "$f: one line says the disk filled, where the file ends and what it lacks ($n)" \
+		test -n "$n"
+	case $f in
+	text | prf-csv)
+		check "$f: whole lines, the beginning of the file written with room" \
+			bash -c "$(declare -f is_prefix ends_with); is_prefix '$cut' '$whole' && ends_with '$cut' 0a"
+		check_eq "$f: its lines and the ones said not written are all the lines" \
+			"$(wc -l <"$whole")" "$(($(wc -l <"$cut") + ${n:-0}))"
+		;;
+	prf-dump)
+		check "$f: whole records (a blank line ends each), the beginning of the file with room" \
+			bash -c "$(declare -f is_prefix ends_with); is_prefix '$cut' '$whole' && ends_with '$cut' 0a0a"
+		;;
+	chrome)
+		check "$f: the events up to a whole one, then the array's and the object's end" \
+			bash -c "$(declare -f is_prefix ends_with); is_prefix '$cut' '$whole' 4 && ends_with '$cut' 7d0a5d7d0a"
+		check_eq "$f: a JSON object with trace events" ok \
+			"$(python3 "$HERE/lib/chrome_check.py" "$cut" valid 2>&1)"
+		;;
+	gtf)
+		check "$f: the beginning of the file written with room" is_prefix "$cut" "$whole"
+		check_eq "$f: gtf-dump reads whole records, with the ones said not written all of them" \
+			"$(gtf_events "$whole")" "$(($(gtf_events "$cut") + ${n:-0}))"
+		;;
+	esac
+}
+
+# Nothing here traces: the experiment is synth-exp's.
+test_convert_disk_full() {
+	echo "# convert on a full disk: each file ends at its last whole record, and says so"
+	local d m f
+	d=$(mktemp -d)
+	m="$d/small"
+	if ! small_disk "$d"; then
+		rm -rf "$d"
+		return
+	fi
+	"$SYNTH" "$d/s.er" 3000 >/dev/null
+	check_eq "synth-exp writes an experiment (33007 records)" 0 $?
+	for f in text prf-csv prf-dump chrome gtf; do
+		"$BC" convert "$d/s.er" -f "$f" -o "$d/whole.$f" 2>/dev/null
+		"$BC" convert "$d/s.er" -f "$f" -o "$m/cut.$f" 2>"$d/c.err"
+		check_eq "$f: convert -o onto a full 64 KiB file system: exit 1" 1 $?
+		check_eq "$f: one line on stderr" 1 "$(wc -l <"$d/c.err")"
+		check_cut "$f" "$m/cut.$f" "$d/whole.$f" "$d/c.err"
+		rm -f "$m"/*
+	done
+	"$BC" convert "$d/s.er" -f chrome >"$m/out.json" 2>"$d/c.err"
+	check_eq "chrome to standard output on the full disk: exit 1" 1 $?
+	sed -i 's|standard output|'"$m/out.json"'|' "$d/c.err"
+	check_cut chrome "$m/out.json" "$d/whole.chrome" "$d/c.err"
+	rm -f "$m"/*
+	printf 'the user'"'"'s own\n' >"$m/keep.txt"
+	"$BC" convert "$d/s.er" -f text -o "$m/keep.txt" 2>"$d/c.err"
+	check_eq "a file convert was to replace: exit 1" 1 $?
+	check_eq "is left as it was" "the user's own" "$(cat "$m/keep.txt")"
+	check "saying so" grep -q "keep.txt: No space left on device (disk full); it is left as it was, not replaced by a conversion cut short" "$d/c.err"
+	check_eq "and no temporary file is left" "keep.txt" "$(ls -A "$m")"
+	rm -f "$m"/*
+	"$BC" convert "$d/s.er" -f rtl -o "$d/whole" 2>/dev/null
+	"$BC" convert "$d/s.er" -f rtl -o "$m/run" 2>"$d/c.err"
+	check_eq "rtl: exit 1" 1 $?
+	check "rtl: the first file cut short is said, with its count" \
+		grep -qE "cannot write $m/run_[0-9]+.log: No space left on device \(disk full\); it ends at its last whole record, and [0-9]+ records were not written" "$d/c.err"
+	for f in "$m"/run_*.log; do
+		check "rtl: $(basename "$f") is whole lines, the beginning of the one written with room" \
+			bash -c "$(declare -f is_prefix ends_with); is_prefix '$f' '$d/whole_${f##*/run_}' && ends_with '$f' 0a"
+	done
 	umount "$m"
 	rm -rf "$d"
 }

@@ -22,6 +22,8 @@ if [ ! -x "$BUILD/bpfcollect" ]; then
 fi
 BC="$BUILD/bpfcollect"
 TGT="$BUILD/tests/targets"
+# Writes an experiment from synthetic records, without tracing: for the tests of convert alone.
+SYNTH="$BUILD/tests/tools/synth-exp"
 WORK=$(mktemp -d /tmp/bpfcollect-it.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
@@ -669,8 +671,8 @@ TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flo
 TESTS+=" bpftrace_counts demo naming lost args descendants experiment_files prf attach"
 TESTS+=" profile kernel system_wide offcpu_clock heap sync io busy_overview formats exec_argv"
 TESTS+=" convert_output unprobeable bad_input pid_reuse needed_programs rtl gtf permissions"
-TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls"
-TESTS+=" unsafe_functions disk_full killed_agent faults endbr64 syscall_records bpf_frames closed_pipe"
+TESTS+=" archive_symlink damaged_subexperiment attach_killed detach_open_calls convert_planted"
+TESTS+=" unsafe_functions disk_full convert_disk_full record_disk_full_formats killed_agent faults endbr64 syscall_records bpf_frames closed_pipe"
 TESTS+=" neighbours exceptions leave go_safety go_recover go_http go_refused"
 TESTS+=" symlink_race planted_kallmodsyms exec_chain killed_leftovers killed_descendants debugger swapped_library"
 TESTS+=" chrome chrome_kinds folded cxx_names rust_names"

@@ -36,10 +36,10 @@ static void convert_usage(FILE *out)
 	      "  --founder-only         the founder experiment alone; by default its\n"
 	      "                         descendants' subexperiments (_f1.er, _x1.er, ...)\n"
 	      "                         are merged in\n"
-	      "  --mode=MODE            permissions of a new output: files MODE (octal,\n"
+	      "  --mode=MODE            permissions of the output: files MODE (octal,\n"
 	      "                         e.g. 0644), directories MODE plus search where it\n"
-	      "                         reads (default 0600 and 0700; a replaced file\n"
-	      "                         keeps its own)\n"
+	      "                         reads (default 0600 and 0700, whatever the umask;\n"
+	      "                         a replaced file's mode and owner are not kept)\n"
 	      "  --no-demangle          C++ and Rust symbols raw (_Z7throweri), not\n"
 	      "                         demangled (thrower(int)); the er format always\n"
 	      "                         keeps them raw\n"
@@ -70,21 +70,19 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return 0;
 }
 
-/* Replays args->exp into sink; 0 or 1 with the error said. */
-static int replay(const struct convert_args *a, struct bc_sink *sink)
+/* Replays args->exp into sink; 0, or -errno with one line in err. */
+static int replay(const struct convert_args *a, struct bc_sink *sink, char *err, size_t errlen)
 {
 	struct bc_er_info info;
-	char err[1024] = "";
 	int rc;
 
 	memset(&info, 0, sizeof(info));
-	rc = bc_er_read_tree(a->exp, a->descendants, sink, &info, NULL, err, sizeof(err));
+	err[0] = 0;
+	rc = bc_er_read_tree(a->exp, a->descendants, sink, &info, NULL, err, errlen);
 	bc_er_info_free(&info);
-	if (rc < 0) {
-		bc_error("convert: %s", err[0] ? err : strerror(-rc));
-		return 1;
-	}
-	return 0;
+	if (rc < 0 && !err[0])
+		snprintf(err, errlen, "%s", strerror(-rc));
+	return rc < 0 ? rc : 0;
 }
 
 /* Whether -o names an output outside the experiment read; else says why (a usage error). */
@@ -120,10 +118,10 @@ static int to_experiment(const struct convert_args *a)
 	/* written through the directory made, never through its name again (experiment.h) */
 	snprintf(io, sizeof(io), "/proc/self/fd/%d", dirfd);
 	sink = a->format->new_sink(&fa, err, sizeof(err));
-	if (!sink)
-		bc_error("convert: %s", err);
+	if (sink && replay(a, sink, err, sizeof(err)) == 0)
+		exit_code = 0;
 	else
-		exit_code = replay(a, sink);
+		bc_error("convert: %s", err);
 	bc_sink_destroy(sink);
 	if (!exit_code && bc_archive_carry(a->exp, io, err, sizeof(err)) < 0) {
 		bc_error("convert: %s", err);
@@ -147,8 +145,8 @@ static int to_file(const struct convert_args *a)
 	struct bc_format_args fa = {.opts = &a->fopts, .source_exp = a->exp};
 	struct bc_outfile out;
 	struct bc_sink *sink;
-	char err[1024];
-	int exit_code, rc;
+	char err[PATH_MAX + 1024];
+	int rc;
 
 	rc = bc_format_check_output(a->format, a->output, err, sizeof(err));
 	if (rc == 0)
@@ -158,21 +156,24 @@ static int to_file(const struct convert_args *a)
 		/* an output it may not replace is a usage error; a failed write is not */
 		return rc == -EEXIST || rc == -EINVAL ? 2 : 1;
 	}
-	fa.out = out.f;
-	sink = a->format->new_sink(&fa, err, sizeof(err));
+	sink = bc_format_file_sink_new(a->format, &fa, &out, err, sizeof(err));
 	if (!sink) {
 		bc_error("convert: %s", err);
 		bc_outfile_abort(&out);
 		return 1;
 	}
-	exit_code = replay(a, sink);
+	/* a full disk does not stop the replay: the records after the cut are counted */
+	rc = replay(a, sink, err, sizeof(err));
 	bc_sink_destroy(sink);
-	if (!exit_code && bc_outfile_commit(&out, err, sizeof(err)) < 0) {
+	if (rc < 0)
 		bc_error("convert: %s", err);
-		exit_code = 1;
+	/* a file a full disk cut short ends whole; commit says what became of it */
+	if ((rc == 0 || bc_outfile_full(&out)) && bc_outfile_commit(&out, err, sizeof(err)) < 0) {
+		bc_error("convert: %s", err);
+		rc = -EIO;
 	}
 	bc_outfile_abort(&out);
-	return exit_code;
+	return rc < 0 ? 1 : 0;
 }
 
 /* A file per process (rtl): PREFIX_PID.log, each made through a temporary file. */
@@ -182,19 +183,18 @@ static int to_files(const struct convert_args *a)
 		.opts = &a->fopts, .prefix = a->output, .replace = true, .protect = a->exp};
 	struct bc_sink *sink;
 	char err[1024];
-	int exit_code;
+	int rc;
 
 	if (!output_named(a, "writes a file per process: give their names' start with -o PREFIX "
 			     "(PREFIX_PID.log)"))
 		return 2;
 	sink = a->format->new_sink(&fa, err, sizeof(err));
-	if (!sink) {
+	rc = sink ? replay(a, sink, err, sizeof(err)) : -ENOMEM;
+	/* the files a full disk cut short, the sink has said (each ends at its last whole line) */
+	if (rc < 0 && rc != -ENOSPC && rc != -EDQUOT && rc != -EFBIG)
 		bc_error("convert: %s", err);
-		return 1;
-	}
-	exit_code = replay(a, sink);
 	bc_sink_destroy(sink);
-	return exit_code;
+	return rc < 0 ? 1 : 0;
 }
 
 static const struct option convert_longopts[] = {

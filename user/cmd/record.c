@@ -533,7 +533,7 @@ static bool detach_in_background(struct recorder *r)
 static int record_finish(struct record_run *x)
 {
 	struct recorder *r = &x->r;
-	int rc;
+	int rc, cut_errno;
 
 	x->n_probes = r->att.n_probes;
 	bc_recorder_stop_profile(r);
@@ -574,6 +574,17 @@ static int record_finish(struct record_run *x)
 	for (size_t i = 0; i < x->outputs.n_files; i++)
 		fflush(x->outputs.files[i].f);
 	x->bytes_written = bc_status_line_bytes(&r->status);
+	/*
+	 * A file a full disk cut short took the records on, counting them (the
+	 * rest of the recording went on): its own line says what it lacks.
+	 */
+	cut_errno = bc_outputs_say_cut(&x->outputs);
+	/* a format of files of its own (rtl) has said which a full disk cut short */
+	if (!r->sink_error && x->outputs.prefix[0] &&
+	    (rc == -ENOSPC || rc == -EDQUOT || rc == -EFBIG)) {
+		cut_errno = cut_errno ? cut_errno : rc;
+		rc = 0;
+	}
 	if (r->sink_error || rc < 0) {
 		int e = r->sink_error ? r->sink_error : rc;
 
@@ -586,9 +597,10 @@ static int record_finish(struct record_run *x)
 			 r->unwritten);
 		return e;
 	}
+	/* the experiment is whole even when a file beside it was cut short */
 	if (x->opts.archive && x->outputs.exp_path[0])
 		record_archive(x);
-	return 0;
+	return cut_errno;
 }
 
 /* The summary line, and a hint when the ring overflowed. */
@@ -664,8 +676,8 @@ static void record_free(struct record_run *x)
 	ring_buffer__free(r->ring);
 	collect_bpf__destroy(r->skel);
 	r->sink = NULL;
-	if (bc_outputs_close(&x->outputs) < 0 && x->exit_code == 0) {
-		bc_error("cannot write %s: %s", x->exp_path, strerror(errno));
+	if (bc_outputs_close(&x->outputs, x->err, sizeof(x->err)) < 0 && x->exit_code == 0) {
+		bc_error("%s", x->err);
 		x->exit_code = 1;
 	}
 	bc_functab_free(&r->funcs);

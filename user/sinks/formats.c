@@ -202,22 +202,22 @@ static const struct bc_format_options folded_options = {
 
 static const struct bc_format formats[] = {
 	{"er", "an experiment gprofng reads (default for record)", BC_FORMAT_EXPERIMENT, ".er",
-	 new_er, NULL, false},
+	 new_er, NULL, false, NULL},
 	{"prf-csv", "PRF records, CSV: a header line, one record per line", BC_FORMAT_FILE, ".csv",
-	 new_prf_csv, &prf_options, false},
+	 new_prf_csv, &prf_options, false, NULL},
 	{"prf-dump", "PRF records, dump: labelled lines and a hex dump of OPT", BC_FORMAT_FILE,
-	 ".dump", new_prf_dump, &prf_options, false},
+	 ".dump", new_prf_dump, &prf_options, false, NULL},
 	{"text", "one line per event, as `report EXP events` prints them", BC_FORMAT_FILE, ".txt",
-	 new_text, NULL, false},
+	 new_text, NULL, false, NULL},
 	{"rtl", "RTL scope logs, { } | lines, one file per process: PREFIX_PID.log",
-	 BC_FORMAT_FILES, "", new_rtl, &rtl_options, false},
+	 BC_FORMAT_FILES, "", new_rtl, &rtl_options, false, NULL},
 	{"chrome", "Chrome trace event JSON: timelines in Perfetto, chrome://tracing, speedscope",
-	 BC_FORMAT_FILE, ".json", new_chrome, NULL, false},
+	 BC_FORMAT_FILE, ".json", new_chrome, NULL, false, "\n]}\n"},
 	{"folded",
 	 "collapsed stacks a line each: flame graphs (flamegraph.pl, inferno, speedscope)",
-	 BC_FORMAT_FILE, ".folded", new_folded, &folded_options, false},
+	 BC_FORMAT_FILE, ".folded", new_folded, &folded_options, false, NULL},
 	{"gtf", "GTF user trace records, binary, split above 256 data bytes (gtf-dump reads them)",
-	 BC_FORMAT_FILE, ".gtf", new_gtf, &gtf_options, true},
+	 BC_FORMAT_FILE, ".gtf", new_gtf, &gtf_options, true, NULL},
 };
 
 void bc_format_opts_init(struct bc_format_opts *o)

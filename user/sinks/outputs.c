@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/archive.h"
+#include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/outputs.h"
 #include "sink_tee.h"
@@ -102,8 +103,7 @@ static int open_file(struct bc_outputs *out, const struct bc_record_opts *opts,
 	if (rc < 0)
 		return rc;
 	out->n_files++;
-	a.out = file->f;
-	*sink = f->new_sink(&a, err, errlen);
+	*sink = bc_format_file_sink_new(f, &a, file, err, errlen);
 	return *sink ? 0 : -ENOMEM;
 }
 
@@ -191,7 +191,7 @@ const char *bc_outputs_name(const struct bc_outputs *out)
 		return out->exp_path;
 	if (!out->n_files)
 		return out->prefix[0] ? out->prefix : out->exp_path;
-	return out->files[0].is_stdout ? "standard output" : out->files[0].path;
+	return bc_outfile_name(&out->files[0]);
 }
 
 bool bc_outputs_on_terminal(const struct bc_outputs *out)
@@ -202,18 +202,36 @@ bool bc_outputs_on_terminal(const struct bc_outputs *out)
 	return false;
 }
 
-int bc_outputs_close(struct bc_outputs *out)
+int bc_outputs_say_cut(const struct bc_outputs *out)
 {
-	char err[512];
+	char line[PATH_MAX + 256];
+	int first = 0;
+
+	for (size_t i = 0; i < out->n_files; i++) {
+		if (!bc_outfile_full(&out->files[i]))
+			continue;
+		bc_outfile_cut_line(&out->files[i], line, sizeof(line));
+		bc_error("%s", line); /* through bc_error: a status line is cleared first */
+		if (!first)
+			first = bc_outfile_cut_errno(&out->files[i]);
+	}
+	return first;
+}
+
+int bc_outputs_close(struct bc_outputs *out, char *err, size_t errlen)
+{
+	char line[PATH_MAX + 256];
 	int rc = 0;
 
 	bc_sink_destroy(out->sink);
 	out->sink = NULL;
 	for (size_t i = 0; i < out->n_files; i++) {
-		int e = bc_outfile_commit(&out->files[i], err, sizeof(err));
+		int e = bc_outfile_commit(&out->files[i], line, sizeof(line));
 
-		if (e && !rc)
+		if (e && !rc) {
 			rc = e;
+			snprintf(err, errlen, "%s", line);
+		}
 		bc_outfile_abort(&out->files[i]);
 	}
 	out->n_files = 0;
@@ -222,7 +240,5 @@ int bc_outputs_close(struct bc_outputs *out)
 		close(out->exp_fd);
 	out->exp_io[0] = 0;
 	out->exp_fd = -1;
-	if (rc)
-		errno = -rc;
 	return rc;
 }

@@ -273,6 +273,8 @@ static int emit(void *ctx, void *item)
 	c->first = false;
 	fwrite(r->bytes, 1, r->len, c->file);
 	free(r->bytes);
+	/* a record's end: a full disk cuts the file at one */
+	bc_outfile_record(c->base.file);
 	return ferror(c->file) ? bc_io_errno() : 0;
 }
 

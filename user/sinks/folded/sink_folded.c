@@ -365,8 +365,11 @@ static int folded_end(struct bc_sink *s, const struct bc_session_end *end)
 				: "no function calls in the stream");
 	if (n)
 		qsort(lines, n, sizeof(*lines), cmp_line);
-	for (size_t i = 0; i < n; i++)
+	/* each line a record of its own: a full disk cuts the file at a whole one */
+	for (size_t i = 0; i < n; i++) {
 		fprintf(f->out, "%s %" PRIu64 "\n", lines[i].text, lines[i].weight);
+		bc_outfile_record(f->base.file);
+	}
 	if (fflush(f->out) || ferror(f->out))
 		rc = bc_io_errno();
 out:

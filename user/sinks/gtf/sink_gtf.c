@@ -257,6 +257,8 @@ static int emit_record(void *ctx, void *item)
 	int rc = fwrite(p->bytes, 1, p->len, t->out) == p->len ? 0 : bc_io_errno();
 
 	free(p->bytes);
+	/* a record's end (all its split pieces): a full disk cuts the file at one */
+	bc_outfile_record(t->base.file);
 	return rc;
 }
 

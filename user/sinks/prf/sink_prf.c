@@ -221,10 +221,14 @@ int prf_emit(struct prf_sink *p, const struct prf_thread *t, uint32_t pid, uint6
 		.opt = p->opt,
 		.opt_len = opt_len,
 	};
+	int written;
 
 	memset(&p->client, 0, sizeof(p->client));
 	write_header(p);
-	return bc_prf_write(p->out, &p->o, &r);
+	written = bc_prf_write(p->out, &p->o, &r);
+	/* a record's end: several are written in one step (a gap's ErrRec, the end's open calls) */
+	bc_outfile_record(p->base.file);
+	return written;
 }
 
 /* Appends text after n bytes of OPT, up to BC_PRF_OPT_MAX; returns the new length. */

@@ -91,6 +91,10 @@ struct rtl_sink {
 	char line[BC_RTL_LINE_MAX];
 	char msg[MSG_MAX];
 	int error;
+	/* files a full disk cut short (each ends at its last whole line), said at their close */
+	int cut_errno;
+	size_t cut_files;
+	uint64_t cut_records; /* lines not written past the first file's */
 };
 
 /* ------------------------------------------------------------ processes */
@@ -327,13 +331,20 @@ static int open_file(struct rtl_sink *t, struct rtl_proc *p, uint64_t ktime)
 		 wall % 1000000000, p->pid, p->exe);
 	bc_rtl_line(t->line, sizeof(t->line), 0, p->pid, '|', p->scope, msg, strlen(msg), false);
 	fputs(t->line, p->file->f);
+	bc_outfile_record(p->file); /* a line is a record: a full disk cuts the file at one */
 	return 0;
 }
 
-/* p's file, complete: renamed into place (REPLACE) and closed. */
-static int close_file(struct rtl_proc *p)
+/*
+ * p's file, complete: renamed into place (REPLACE) and closed. One a full
+ * disk cut short ends at its last whole line: the first is said at once,
+ * the others at the end, and the recording goes on.
+ */
+static int close_file(struct rtl_sink *t, struct rtl_proc *p)
 {
-	char err[512];
+	char err[PATH_MAX + 256];
+	bool full = bc_outfile_full(p->file);
+	uint64_t lost = bc_outfile_unwritten(p->file);
 	int rc = 0;
 
 	p->closed = true;
@@ -342,6 +353,14 @@ static int close_file(struct rtl_proc *p)
 		bc_outfile_abort(p->file);
 		free(p->file);
 		p->file = NULL;
+	}
+	if (rc < 0 && full) {
+		if (!t->cut_files++)
+			bc_error("%s", err); /* through bc_error: a status line is cleared first */
+		else
+			t->cut_records += lost;
+		t->cut_errno = t->cut_errno ? t->cut_errno : rc;
+		rc = 0;
 	}
 	return rc;
 }
@@ -359,9 +378,10 @@ static int write_line(struct rtl_sink *t, const struct pending *l)
 		    l->kind, l->scope, l->msg, strlen(l->msg), l->marker);
 	if (fputs(t->line, p->file->f) < 0)
 		return bc_io_errno();
+	bc_outfile_record(p->file);
 	if (!l->last)
 		return 0;
-	return close_file(p);
+	return close_file(t, p);
 }
 
 static int emit_line(void *ctx, void *item)
@@ -572,10 +592,15 @@ static int rtl_end(struct bc_sink *s, const struct bc_session_end *end)
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct rtl_proc *p = &t->procs[i];
 
-		if (p->used && p->opened && !p->closed && close_file(p) < 0 && !rc)
+		if (p->used && p->opened && !p->closed && close_file(t, p) < 0 && !rc)
 			rc = -EIO;
 	}
-	return rc;
+	if (t->cut_files > 1)
+		bc_error("%zu more -f rtl file%s cut short by the full disk, each at its last "
+			 "whole line: %" PRIu64 " records were not written in them",
+			 t->cut_files - 1, t->cut_files == 2 ? " was" : "s were", t->cut_records);
+	/* the files cut short were said: the command ends with their error */
+	return rc ? rc : t->cut_errno;
 }
 
 static void rtl_destroy(struct bc_sink *s)

@@ -288,9 +288,13 @@ __attribute__((format(printf, 4, 5))) static int fail(struct bc_xml *x, int err,
 
 static void advance(struct bc_xml *x, size_t to)
 {
-	for (size_t i = x->pos; i < to; i++)
-		if (x->buf[i] == '\n')
-			x->line++;
+	const char *p = x->buf + x->pos, *end = x->buf + to;
+
+	/* memchr: lines are long next to the rest of the work on them */
+	while ((p = memchr(p, '\n', end - p))) {
+		x->line++;
+		p++;
+	}
 	x->pos = to;
 }
 
@@ -452,11 +456,17 @@ static int start_tag(struct bc_xml *x, struct bc_xml_elem *e)
 		return lt + 1 == end
 			       ? fail(x, -ENODATA, line, "incomplete tag at end of file")
 			       : fail(x, -EINVAL, line, "'<' not followed by an element name");
-	/* the tag ends at the first '>' outside quotes */
+	/* the tag ends at the first '>' outside quotes; a value is skipped whole (memchr) */
 	for (p = lt + 1; p < end; p++) {
 		if (quote) {
-			if (*p == quote)
-				quote = 0;
+			const char *q = memchr(p, quote, end - p);
+
+			if (!q) {
+				p = end;
+				break;
+			}
+			p = q;
+			quote = 0;
 		} else if (*p == '"' || *p == '\'') {
 			quote = *p;
 		} else if (*p == '>') {

@@ -250,12 +250,33 @@ static uint64_t seg_time(const struct bc_segment *s, uint64_t when)
 	return lo ? s->later[lo - 1] : s->ktime;
 }
 
+/* The mapping of pc live at `when`; else the first (gprofng does the same). */
+static const struct bc_segment *live_segment(const struct bc_segments *segs, uint64_t pc,
+					     uint64_t when)
+{
+	const struct bc_segment *best = NULL;
+	uint64_t best_t = 0;
+
+	for (size_t i = 0; i < segs->n; i++) {
+		const struct bc_segment *s = &segs->v[i];
+		uint64_t t;
+
+		if (pc < s->start || pc >= s->end)
+			continue;
+		t = seg_time(s, when);
+		if (!best || (t <= when && (best_t > when || t > best_t))) {
+			best = s;
+			best_t = t;
+		}
+	}
+	return best;
+}
+
 int bc_pcname(struct bc_pcnamer *n, const char *exp, const struct bc_segments *segs,
 	      const struct bc_ksyms *ks, uint64_t pc, uint64_t when, const char **name,
 	      const char **object)
 {
-	const struct bc_segment *best = NULL;
-	uint64_t best_t = 0;
+	const struct bc_segment *best;
 	struct bc_elf_object *obj;
 	bool plt = false;
 	int rc;
@@ -292,19 +313,7 @@ int bc_pcname(struct bc_pcnamer *n, const char *exp, const struct bc_segments *s
 		*object = "vmlinux";
 		return 0;
 	}
-	/* The mapping live at the sample's time; else the first (gprofng does the same). */
-	for (size_t i = 0; i < segs->n; i++) {
-		const struct bc_segment *s = &segs->v[i];
-		uint64_t t;
-
-		if (pc < s->start || pc >= s->end)
-			continue;
-		t = seg_time(s, when);
-		if (!best || (t <= when && (best_t > when || t > best_t))) {
-			best = s;
-			best_t = t;
-		}
-	}
+	best = live_segment(segs, pc, when);
 	if (!best)
 		return 0;
 	uint64_t off = best->offset + (pc - best->start);

@@ -441,6 +441,29 @@ static int parse_attrs(struct bc_xml *x, const char *p, const char *end, char **
 	}
 }
 
+/*
+ * The tag's '>': the first outside quotes (a value is skipped whole, with
+ * memchr: values are most of map.xml). end when the input ends first,
+ * NULL at a '<' outside quotes.
+ */
+static const char *tag_end(const char *p, const char *end)
+{
+	for (; p < end; p++) {
+		if (*p == '"' || *p == '\'') {
+			const char *q = memchr(p + 1, *p, end - p - 1);
+
+			if (!q)
+				return end;
+			p = q;
+		} else if (*p == '>') {
+			return p;
+		} else if (*p == '<') {
+			return NULL;
+		}
+	}
+	return end;
+}
+
 static int start_tag(struct bc_xml *x, struct bc_xml_elem *e)
 {
 	const char *buf = x->buf, *end = buf + x->len;
@@ -448,7 +471,7 @@ static int start_tag(struct bc_xml *x, struct bc_xml_elem *e)
 	unsigned int line = x->line;
 	bool empty, leaf = false;
 	size_t nlen, need, after;
-	char quote = 0, *arena;
+	char *arena;
 	int err;
 
 	nlen = name_len(lt + 1, end);
@@ -456,26 +479,9 @@ static int start_tag(struct bc_xml *x, struct bc_xml_elem *e)
 		return lt + 1 == end
 			       ? fail(x, -ENODATA, line, "incomplete tag at end of file")
 			       : fail(x, -EINVAL, line, "'<' not followed by an element name");
-	/* the tag ends at the first '>' outside quotes; a value is skipped whole (memchr) */
-	for (p = lt + 1; p < end; p++) {
-		if (quote) {
-			const char *q = memchr(p, quote, end - p);
-
-			if (!q) {
-				p = end;
-				break;
-			}
-			p = q;
-			quote = 0;
-		} else if (*p == '"' || *p == '\'') {
-			quote = *p;
-		} else if (*p == '>') {
-			break;
-		} else if (*p == '<') {
-			return fail(x, -EINVAL, line, "'<' inside the tag <%.*s", (int)nlen,
-				    lt + 1);
-		}
-	}
+	p = tag_end(lt + 1, end);
+	if (!p)
+		return fail(x, -EINVAL, line, "'<' inside the tag <%.*s", (int)nlen, lt + 1);
 	if (p == end)
 		return fail(x, -ENODATA, line, "<%.*s is incomplete (end of file)", (int)nlen,
 			    lt + 1);

@@ -63,7 +63,7 @@ kheaders_pkg() {
 }
 
 for p in clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libcmocka-dev libcapstone-dev pkg-config make gcc g++ \
-         binutils valgrind linux-libc-dev util-linux procps libclang-rt-dev python3; do
+         binutils valgrind linux-libc-dev util-linux procps libclang-rt-dev python3 time; do
 	have_pkg "$p" || need="$need $p"
 done
 # Peers for the benchmark and the cross-checking tests.

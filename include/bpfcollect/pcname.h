@@ -17,22 +17,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpfcollect/containers.h"
 #include "bpfcollect/model.h"
 #include "bpfcollect/profile_data.h"
 
 /* PCs at or above this are kernel text. */
 #define BC_KERNEL_SPACE 0xffff800000000000ULL
 
-/* One file mapping of an experiment's map.xml. */
+/*
+ * One file mapping of an experiment's map.xml, with every time the same
+ * range of the same file was mapped again (a library dlopened in a loop).
+ */
 struct bc_segment {
-	uint64_t start, end, offset, ktime;
-	char *path;
+	uint64_t start, end, offset;
+	uint64_t ktime; /* the first time it was mapped */
+	const char *path;
+	uint64_t *later; /* the times it was mapped again, ascending; NULL: none */
+	size_t n_later, cap_later;
 };
 
-/* The segments of one experiment, in map.xml order. */
+/*
+ * The segments of one experiment, in map.xml order, each distinct one
+ * once: memory grows with the distinct mappings (and 8 bytes a repeat),
+ * not with the file.
+ */
 struct bc_segments {
 	struct bc_segment *v;
 	size_t n;
+	size_t cap;
+	struct bc_idmap index; /* hash of start, end, offset, path -> index in v */
+	struct bc_strpool paths;
 };
 
 /*
@@ -70,7 +84,7 @@ void bc_pcnamer_free(struct bc_pcnamer *n);
 /*
  * Names pc of the experiment at exp (whose segments are segs; ks its
  * kernel symbols, may be empty) at time when (CLOCK_MONOTONIC ns: among
- * mappings of pc, the latest made by then is used, else any). *name and
+ * mappings of pc, the latest made by then is used, else the first). *name and
  * *object stay valid until the next bc_pcname on n, bc_pcnamer_free(n) or
  * bc_segments_free(segs), whichever comes first: copy them to keep them.
  * *object is the file's base name, "vmlinux" or "<Unknown>". 0, 1 when pc

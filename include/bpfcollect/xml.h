@@ -11,7 +11,10 @@
  * The tokenizer reads what bpfcollect writes and what libcollector writes:
  * elements with attributes and direct text, nested elements reported with
  * their depth. It never trusts its input: every failure is an error with a
- * line number, never a crash or an unbounded allocation.
+ * line number, never a crash or an unbounded allocation. It reads a buffer
+ * in memory, or streams a file through a window of its own that holds the
+ * element being read: a map.xml of a million dlopens is hundreds of MB, and
+ * reading it costs what its longest element does.
  */
 #ifndef BPFCOLLECT_XML_H
 #define BPFCOLLECT_XML_H
@@ -62,16 +65,31 @@ struct bc_xml_elem {
 };
 
 #define BC_XML_MAX_DEPTH 16
+/*
+ * A streamed file's window starts at BC_XML_WINDOW bytes (less for a
+ * smaller file) and grows to hold the construct being read (a tag with
+ * its text, a comment) up to BC_XML_MAX_WINDOW: past it the input is
+ * refused. bpfcollect's longest elements are log.xml's command lines.
+ */
+#define BC_XML_WINDOW	  (128u << 10)
+#define BC_XML_MAX_WINDOW (64u << 20)
 
 struct bc_xml {
-	const char *buf;
+	const char *buf; /* the input, or a streamed file's window */
 	size_t len;
 	size_t pos;
 	unsigned int line;
-	/* names of open (non-leaf) elements: pointers into buf */
-	const char *open_name[BC_XML_MAX_DEPTH];
+	/* names of open (non-leaf) elements, copied: a window moves */
+	char *open_name[BC_XML_MAX_DEPTH];
 	size_t open_len[BC_XML_MAX_DEPTH];
 	unsigned int depth;
+	/* a streamed file: the window buf points to, and what is left to read */
+	char *win;
+	size_t win_cap;
+	int fd;	       /* -1 when nothing is left to read */
+	uint64_t left; /* bytes of the file not read yet */
+	size_t chunk;  /* most bytes one read() asks for; 0: as many as fit */
+	bool more;     /* buf does not hold the rest of the input */
 	/* decoded strings and attributes of the element last returned */
 	char *arena;
 	size_t arena_cap;
@@ -83,14 +101,23 @@ struct bc_xml {
 
 /* Parses buf[0..len) in place; buf must stay valid while the parser is used. */
 void bc_xml_init(struct bc_xml *x, const char *buf, size_t len);
+/*
+ * Streams the first `limit` bytes of fd (from its current offset; a file
+ * that turns out shorter ends where it does). x owns fd from here on: it
+ * is closed at the end of input or by bc_xml_fini, whatever happens.
+ */
+void bc_xml_init_fd(struct bc_xml *x, int fd, uint64_t limit);
 void bc_xml_fini(struct bc_xml *x);
 
 /*
  * Next element in document order. Returns 1 with *e filled (valid until the
  * next call), 0 at a clean end of input, -ENODATA when the input ends inside
  * a tag or an open element (a torn append: the writer may still be at
- * work), -EINVAL on a syntax error, -ENOMEM. On a negative return
- * bc_xml_error() describes the problem and its line.
+ * work), -EINVAL on a syntax error or a construct longer than
+ * BC_XML_MAX_WINDOW in a streamed file, -ENOMEM, or a streamed file's read
+ * error (-EIO, ...). On a negative return bc_xml_error() describes the
+ * problem and its line. Whether input is streamed or not, and however its
+ * reads are cut, the elements and errors are the same.
  */
 int bc_xml_next(struct bc_xml *x, struct bc_xml_elem *e);
 const char *bc_xml_error(const struct bc_xml *x, unsigned int *line);

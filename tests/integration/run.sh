@@ -665,6 +665,8 @@ compact_sums() {
 . "$HERE/golang.sh"
 # shellcheck source=tests/integration/races.sh
 . "$HERE/races.sh"
+# shellcheck source=tests/integration/scale.sh
+. "$HERE/scale.sh"
 
 # Every test, in the order a full run takes them.
 TESTS="calls_threads uprobe_fallback syscalls fork_follow exit_status sigint flood"
@@ -679,6 +681,7 @@ TESTS+=" chrome chrome_kinds folded cxx_names rust_names"
 TESTS+=" man_pages completion install"
 TESTS+=" status_line status_tty status_pinned status_lost"
 TESTS+=" viewer"
+TESTS+=" scale_mapxml"
 TESTS+=" matrix kernels"
 for t in "${SELECTED[@]}"; do
 	case " $TESTS " in

@@ -113,6 +113,21 @@ out:
 	return ret;
 }
 
+int archive_open_xml(int dirfd, const char *name, struct bc_xml *x)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	bc_xml_init_fd(x, fd, (uint64_t)st.st_size);
+	return 0;
+}
+
 static bool parse_u64(const char *s, int base, uint64_t *v)
 {
 	char *end;
@@ -124,18 +139,44 @@ static bool parse_u64(const char *s, int base, uint64_t *v)
 	return !errno && !*end;
 }
 
-/* The r-x segments of map.xml (as gprofng makes load objects of them). */
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct segment *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+/*
+ * Sorts and merges equal segments: a library dlopened a million times is
+ * one range of one object, and a pc in it counts once, not a million.
+ */
+static void segs_dedup(struct exp_objs *x)
+{
+	size_t w = 0;
+
+	if (!x->nsegs)
+		return;
+	qsort(x->segs, x->nsegs, sizeof(*x->segs), seg_cmp);
+	for (size_t r = 1; r < x->nsegs; r++)
+		if (seg_cmp(&x->segs[r], &x->segs[w]))
+			x->segs[++w] = x->segs[r];
+	x->nsegs = w + 1;
+}
+
+/* The r-x segments of map.xml (as gprofng makes load objects of them), each once. */
 static int read_segments(struct exp_objs *x, int dirfd)
 {
+	size_t dedup_at = 1024;
 	struct bc_xml_elem e;
 	struct bc_xml x_;
-	size_t len;
-	char *buf;
-	int ret = archive_read_file(dirfd, "map.xml", MAX_TEXT, &buf, &len);
+	int ret = archive_open_xml(dirfd, "map.xml", &x_);
 
 	if (ret)
-		return ret == -ENOMEM ? ret : 0;
-	bc_xml_init(&x_, buf, len);
+		return 0;
 	while ((ret = bc_xml_next(&x_, &e)) > 0) {
 		const char *kind = bc_xml_attr(&e, "kind"), *obj = bc_xml_attr(&e, "object");
 		const char *name = bc_xml_attr(&e, "name"), *modes = bc_xml_attr(&e, "modes");
@@ -155,9 +196,14 @@ static int read_segments(struct exp_objs *x, int dirfd)
 			break;
 		x->segs[x->nsegs++] =
 			(struct segment){.start = start, .end = start + size, .obj = idx};
+		/* merged as they come, so memory follows the distinct segments */
+		if (x->nsegs >= dedup_at) {
+			segs_dedup(x);
+			dedup_at = 2 * x->nsegs > 1024 ? 2 * x->nsegs : 1024;
+		}
 	}
 	bc_xml_fini(&x_);
-	free(buf);
+	segs_dedup(x);
 	return ret == -ENOMEM ? ret : 0;
 }
 

@@ -41,6 +41,15 @@ void archive_hits_free(struct archive_hits *h);
  */
 int archive_read_file(int dirfd, const char *name, size_t max, char **buf, size_t *len);
 
+struct bc_xml;
+/*
+ * Opens the regular file name of dirfd (not following a symlink) for
+ * streaming into x (bpfcollect/xml.h): log.xml and map.xml are read
+ * through a window, however big. 0, -ENOENT when absent, -EINVAL (not a
+ * regular file), -errno.
+ */
+int archive_open_xml(int dirfd, const char *name, struct bc_xml *x);
+
 /*
  * The GNU build id of the ELF file open at fd, as lowercase hex, from its
  * program headers' notes (64-bit ELF only): 1 found, 0 none, <0 -errno.

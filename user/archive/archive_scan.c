@@ -22,7 +22,6 @@
 #include "bpfcollect/xml.h"
 
 #define NSEC_PER_SEC 1000000000LL
-#define MAX_XML_FILE (256u << 20) /* log.xml, map.xml: text, never this big */
 
 /* ------------------------------------------------------------ the report */
 
@@ -106,12 +105,9 @@ static int64_t run_wall_time(int dirfd, bool *whole)
 	bool have_offset = false, have_tstamp = false;
 	struct bc_xml_elem e;
 	struct bc_xml x;
-	size_t len;
-	char *buf;
 
-	if (archive_read_file(dirfd, "log.xml", MAX_XML_FILE, &buf, &len))
+	if (archive_open_xml(dirfd, "log.xml", &x))
 		return NO_TIME;
-	bc_xml_init(&x, buf, len);
 	while (bc_xml_next(&x, &e) > 0) {
 		const char *kind = bc_xml_attr(&e, "kind"), *p;
 
@@ -132,7 +128,6 @@ static int64_t run_wall_time(int dirfd, bool *whole)
 		}
 	}
 	bc_xml_fini(&x);
-	free(buf);
 	if (have_offset && have_tstamp && tstamp <= INT64_MAX / 2 && offset > -INT64_MAX / 2 &&
 	    offset < INT64_MAX / 2)
 		return (int64_t)tstamp + offset;
@@ -163,6 +158,8 @@ static int scan_add(struct scan *sc, const char *path, int64_t mapped)
 	return 0;
 }
 
+static void scan_dedup(struct scan *sc);
+
 /* Adds the objects of one experiment's map.xml; damage there is a note, not an error. */
 static int scan_experiment(struct scan *sc, int dirfd, const char *exp,
 			   struct bc_archive_report *rep, bool *whole)
@@ -171,20 +168,15 @@ static int scan_experiment(struct scan *sc, int dirfd, const char *exp,
 	struct bc_xml_elem e;
 	struct bc_xml x;
 	unsigned int line;
-	size_t len;
-	char *buf;
 	int ret;
 
-	ret = archive_read_file(dirfd, "map.xml", MAX_XML_FILE, &buf, &len);
-	if (ret == -ENOMEM)
-		return ret;
+	ret = archive_open_xml(dirfd, "map.xml", &x);
 	if (ret) {
 		if (ret != -ENOENT)
 			archive_note(rep, "%s/map.xml: cannot read: %s", exp, strerror(-ret));
 		return 0;
 	}
 	rep->experiments++;
-	bc_xml_init(&x, buf, len);
 	while ((ret = bc_xml_next(&x, &e)) > 0) {
 		const char *kind = bc_xml_attr(&e, "kind"), *obj = bc_xml_attr(&e, "object");
 		const char *name = bc_xml_attr(&e, "name"), *modes = bc_xml_attr(&e, "modes");
@@ -203,6 +195,11 @@ static int scan_experiment(struct scan *sc, int dirfd, const char *exp,
 		ret = scan_add(sc, name, mapped);
 		if (ret)
 			break;
+		/* merged as they come, so memory follows the distinct objects */
+		if (sc->nobjs >= sc->dedup_at) {
+			scan_dedup(sc);
+			sc->dedup_at = 2 * sc->nobjs > 1024 ? 2 * sc->nobjs : 1024;
+		}
 	}
 	/* a torn last element is a live (or crashed) writer's: keep what came before */
 	if (ret < 0 && ret != -ENOMEM && ret != -ENODATA) {
@@ -211,7 +208,6 @@ static int scan_experiment(struct scan *sc, int dirfd, const char *exp,
 		archive_note(rep, "%s/map.xml:%u: %s; later mappings not read", exp, line, msg);
 	}
 	bc_xml_fini(&x);
-	free(buf);
 	return ret == -ENOMEM ? ret : 0;
 }
 

@@ -26,6 +26,7 @@ struct scan {
 	struct object *objs;
 	size_t nobjs;
 	size_t cap;
+	size_t dedup_at;	       /* merge duplicates when nobjs gets there */
 	enum bc_archive_policy policy; /* AUTO until the founder's log.xml is read */
 	struct archive_hits hits;      /* BC_ARCHIVE_HITS: what the data of each experiment hits */
 };

@@ -4,8 +4,8 @@
  * of "one event model, many sinks". Every byte is untrusted; whatever is
  * whole is read, whatever is not is reported in info->notes, and nothing
  * makes the reader crash or allocate without bound. This file parses the
- * text files (log.xml, functions, map.xml) and runs the read; the data
- * files are indexed and replayed by er_replay.c.
+ * text files (log.xml, functions) and runs the read; map.xml is streamed
+ * by er_maps.c, the data files are indexed and replayed by er_replay.c.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -24,7 +24,7 @@
 #include "bpfcollect/xml.h"
 
 #define NSEC_PER_SEC  1000000000ULL
-#define MAX_TEXT_FILE (256u << 20) /* log.xml, map.xml, functions: text, never this big */
+#define MAX_TEXT_FILE (256u << 20) /* functions: one line a probed function, never this big */
 
 /* Notes are advisory: one lost to a failed allocation beats failing the read. */
 void bc_er_note(struct bc_er_info *info, const char *fmt, ...)
@@ -348,23 +348,38 @@ static int parse_comment(struct bc_er_info *info, const char *text)
 	return err;
 }
 
-/*
- * A torn last element is what a reader of a live experiment may see
- * (or what a crash leaves): keep everything before it, say so.
- */
-static int xml_next(struct bc_er_reader *r, struct bc_xml *x, struct bc_xml_elem *e,
-		    const char *file)
+int bc_er_open_xml(struct bc_er_reader *r, const char *name, uint64_t limit, struct bc_xml *x,
+		   uint64_t *size)
+{
+	struct stat st;
+	int fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT
+			       ? -ENOENT
+			       : bc_er_fail(r, -errno, "%s/%s: %s", r->path, name, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return bc_er_fail(r, -EINVAL, "%s/%s: not a regular file", r->path, name);
+	}
+	/* a live file may grow meanwhile: what it held at open is what is read */
+	*size = (uint64_t)st.st_size < limit ? (uint64_t)st.st_size : limit;
+	bc_xml_init_fd(x, fd, *size);
+	return 0;
+}
+
+int bc_er_xml_next(struct bc_er_reader *r, struct bc_xml *x, struct bc_xml_elem *e,
+		   const char *file, bool note)
 {
 	int ret = bc_xml_next(x, e);
 	unsigned int line;
 	const char *msg = bc_xml_error(x, &line);
 
-	if (ret == -ENODATA)
+	if (ret == -ENODATA && note)
 		bc_er_note(r->info, "%s:%u: %s; ignored (experiment still being written?)", file,
 			   line, msg);
-	else if (ret < 0)
-		return bc_er_fail(r, ret == -ENOMEM ? -ENOMEM : -EINVAL, "%s/%s:%u: %s", r->path,
-				  file, line, msg);
+	else if (ret < 0 && ret != -ENODATA)
+		return bc_er_fail(r, ret, "%s/%s:%u: %s", r->path, file, line, msg);
 	return ret == -ENODATA ? 0 : ret;
 }
 
@@ -447,11 +462,10 @@ static int parse_log(struct bc_er_reader *r)
 	struct bc_er_info *info = r->info;
 	struct bc_xml_elem e;
 	struct bc_xml x;
-	size_t len;
-	char *buf;
+	uint64_t size;
 	int err;
 
-	err = map_text(r, "log.xml", &buf, &len);
+	err = bc_er_open_xml(r, "log.xml", UINT64_MAX, &x, &size);
 	if (err == -ENOENT)
 		return bc_er_fail(
 			r, -ENOENT,
@@ -459,11 +473,10 @@ static int parse_log(struct bc_er_reader *r)
 			r->path);
 	if (err)
 		return err;
-	bc_xml_init(&x, buf ? buf : "", len);
-	while ((err = xml_next(r, &x, &e, "log.xml")) > 0 && !(err = log_element(r, &e)))
+	while ((err = bc_er_xml_next(r, &x, &e, "log.xml", true)) > 0 &&
+	       !(err = log_element(r, &e)))
 		;
 	bc_xml_fini(&x);
-	unmap_text(buf, len);
 	if (err)
 		return err;
 
@@ -563,84 +576,6 @@ out:
 	return err;
 }
 
-static int map_cmp(const void *a, const void *b)
-{
-	const struct bc_er_map *x = a, *y = b;
-
-	if (x->m.ktime != y->m.ktime)
-		return x->m.ktime < y->m.ktime ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int map_segment(struct bc_er_reader *r, const struct bc_xml_elem *e)
-{
-	const char *name = bc_xml_attr(e, "name"), *foff = bc_xml_attr(e, "foffset");
-	uint64_t t, vaddr, size, offset, modes;
-	struct bc_er_map *m;
-
-	if (!name || !bc_xml_parse_tstamp(bc_xml_attr(e, "tstamp"), &t) ||
-	    !parse_u64(bc_xml_attr(e, "vaddr"), 16, &vaddr) ||
-	    !parse_u64(bc_xml_attr(e, "size"), 10, &size) || !foff ||
-	    !parse_u64(foff + (*foff == '+'), 16, &offset) ||
-	    !parse_u64(bc_xml_attr(e, "modes"), 16, &modes) || vaddr + size < vaddr)
-		return bc_er_fail(r, -EINVAL, "%s/map.xml:%u: bad segment event", r->path, e->line);
-	if (r->nmaps % 64 == 0) {
-		m = realloc(r->maps, (r->nmaps + 64) * sizeof(*m));
-		if (!m)
-			return bc_er_fail(r, -ENOMEM, "%s: out of memory", r->path);
-		r->maps = m;
-	}
-	m = &r->maps[r->nmaps];
-	memset(m, 0, sizeof(*m));
-	m->path = strdup(name);
-	if (!m->path)
-		return bc_er_fail(r, -ENOMEM, "%s: out of memory", r->path);
-	m->order = r->nmaps++;
-	m->m.pid = r->info->root_pid;
-	m->m.ktime = r->info->start_ktime + t;
-	m->m.start = vaddr;
-	m->m.end = vaddr + size;
-	m->m.offset = offset;
-	m->m.prot = (uint32_t)modes; /* gprofng's modes use the PROT_* bit values */
-	m->m.path = m->path;
-	if (m->m.ktime > r->info->last_ktime)
-		r->info->last_ktime = m->m.ktime;
-	return 0;
-}
-
-static int parse_map(struct bc_er_reader *r)
-{
-	struct bc_xml_elem e;
-	struct bc_xml x;
-	size_t len;
-	char *buf;
-	int err;
-
-	err = map_text(r, "map.xml", &buf, &len);
-	if (err == -ENOENT) {
-		bc_er_note(r->info, "map.xml: missing; no load objects");
-		return 0;
-	}
-	if (err)
-		return err;
-	bc_xml_init(&x, buf ? buf : "", len);
-	while ((err = xml_next(r, &x, &e, "map.xml")) > 0) {
-		const char *kind = bc_xml_attr(&e, "kind"), *obj = bc_xml_attr(&e, "object");
-
-		/* function/dynfunc/unmap events (JIT, kernel) have no model counterpart yet */
-		if (!strcmp(e.name, "event") && kind && !strcmp(kind, "map") && obj &&
-		    !strcmp(obj, "segment") && (err = map_segment(r, &e)))
-			break;
-	}
-	bc_xml_fini(&x);
-	unmap_text(buf, len);
-	if (err)
-		return err;
-	if (r->nmaps)
-		qsort(r->maps, r->nmaps, sizeof(*r->maps), map_cmp);
-	r->info->mappings = r->nmaps;
-	return 0;
-}
 /*
  * Whether the experiment's kallmodsyms can name kernel PCs: a regular file,
  * never a link (a link planted there would make convert copy, and report
@@ -684,7 +619,7 @@ int bc_er_reader_open(struct bc_er_reader *rd, const char *exp_path, struct bc_e
 		goto out;
 	}
 	bc_er_remove_stale_reserve(r.dirfd, info);
-	if ((ret = parse_log(&r)) || (ret = parse_functions(&r)) || (ret = parse_map(&r)))
+	if ((ret = parse_log(&r)) || (ret = parse_functions(&r)) || (ret = bc_er_maps_scan(&r)))
 		goto out;
 	for (uint32_t f = 0; f < BC_ER_NFILES; f++)
 		if ((ret = bc_er_index_file(&r, f)))
@@ -713,11 +648,7 @@ out:
 void bc_er_reader_close(struct bc_er_reader *r)
 {
 	bc_er_replay_free(r);
-	for (size_t i = 0; i < r->nmaps; i++)
-		free(r->maps[i].path);
-	free(r->maps);
-	r->maps = NULL;
-	r->nmaps = 0;
+	bc_er_maps_free(r);
 	if (r->dirfd >= 0)
 		close(r->dirfd);
 	r->dirfd = -1;

@@ -254,21 +254,20 @@ int bc_er_replay_start(struct bc_er_reader *r)
 		rp->heap[rp->heap_n++] = (uint32_t)s;
 	for (size_t i = rp->heap_n / 2; i-- > 0;)
 		sift_down(rp, i);
-	r->next_map = 0;
-	return 0;
+	return bc_er_maps_start(r);
 }
 
 bool bc_er_replay_peek(const struct bc_er_reader *r, uint64_t *ktime)
 {
 	const struct bc_er_replay *rp = &r->rp;
-	bool map = r->next_map < r->nmaps;
+	const struct bc_mapping *m = bc_er_maps_head(r);
 
-	if (!rp->heap_n && !map)
+	if (!rp->heap_n && !m)
 		return false;
 	if (!rp->heap_n)
-		*ktime = r->maps[r->next_map].m.ktime;
-	else if (map && r->maps[r->next_map].m.ktime < stream_head(rp, rp->heap[0])->ktime)
-		*ktime = r->maps[r->next_map].m.ktime;
+		*ktime = m->ktime;
+	else if (m && m->ktime < stream_head(rp, rp->heap[0])->ktime)
+		*ktime = m->ktime;
 	else
 		*ktime = stream_head(rp, rp->heap[0])->ktime;
 	return true;
@@ -282,17 +281,17 @@ int bc_er_replay_step(struct bc_er_reader *r, struct bc_sink *sink, struct bc_st
 {
 	struct bc_er_replay *rp = &r->rp;
 	const struct bc_rec_head *h = rp->heap_n ? stream_head(rp, rp->heap[0]) : NULL;
+	const struct bc_mapping *m = bc_er_maps_head(r);
 	struct bc_er_stream *st;
 	struct bc_event ev;
 	int err;
 
-	if (r->next_map < r->nmaps && (!h || r->maps[r->next_map].m.ktime < h->ktime)) {
-		const struct bc_mapping *m = &r->maps[r->next_map++].m;
-
+	if (m && (!h || m->ktime < h->ktime)) {
 		if ((err = bc_state_mapping(state, m)))
 			return bc_er_fail(r, err, "%s: out of memory", r->path);
-		err = bc_sink_mapping(sink, m);
-		return err ? sink_fail(r, sink, err) : 0;
+		if ((err = bc_sink_mapping(sink, m)))
+			return sink_fail(r, sink, err);
+		return bc_er_maps_next(r);
 	}
 	if (!h)
 		return 0;

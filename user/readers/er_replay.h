@@ -15,14 +15,39 @@
 
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/state.h"
+#include "bpfcollect/xml.h"
 
 #define BC_ER_NO_NEXT UINT32_MAX
 
-/* One segment event of map.xml. */
+/* One segment or unmap event of map.xml. */
 struct bc_er_map {
 	struct bc_mapping m;
 	char *path;
-	size_t order; /* file order, to keep the sort stable */
+	uint64_t order; /* file order, to keep the sort stable */
+};
+
+/*
+ * map.xml's mappings, streamed (er_maps.c): the file is read through a
+ * window, and replay takes its events through a reorder window of at most
+ * BC_ER_MAPQ_PENDING mappings (BC_ER_MAPQ_BYTES of paths), in time order
+ * as long as no event is that far out of it.
+ */
+#define BC_ER_MAPQ_PENDING 4096
+#define BC_ER_MAPQ_BYTES   (1u << 20)
+
+struct bc_er_mapq {
+	uint64_t size; /* bytes of map.xml read at open: replay reads as many */
+	bool unsorted; /* the scan found a mapping earlier than one before it */
+	struct bc_xml x;
+	bool reading;		/* x is open */
+	struct bc_er_map *pend; /* min-heap by (ktime, order) */
+	size_t n, cap;
+	size_t bytes; /* of the pending paths */
+	uint64_t order;
+	struct bc_er_map head; /* the next to replay, when have_head */
+	bool have_head;
+	uint64_t last; /* the latest time replayed */
+	uint64_t late; /* replayed after a later one: further out of order than the window */
 };
 
 /* One data file, mmapped, with every valid record's offset and per-thread chain. */
@@ -66,9 +91,7 @@ struct bc_er_reader {
 	struct bc_er_info *info;
 	char *err;
 	size_t errlen;
-	struct bc_er_map *maps; /* map.xml's segments, sorted by time */
-	size_t nmaps;
-	size_t next_map; /* the first not replayed yet */
+	struct bc_er_mapq mq;
 	struct bc_er_replay rp;
 };
 
@@ -80,6 +103,35 @@ void bc_er_remove_stale_reserve(int dirfd, struct bc_er_info *info);
 /* Writes the message into r->err and returns err. */
 __attribute__((format(printf, 3, 4))) int bc_er_fail(struct bc_er_reader *r, int err,
 						     const char *fmt, ...);
+
+/*
+ * Opens the experiment's XML file `name` for streaming into x: its first
+ * `limit` bytes, or (UINT64_MAX) as many as it has now, in *size. -ENOENT
+ * quietly; another error with a message.
+ */
+int bc_er_open_xml(struct bc_er_reader *r, const char *name, uint64_t limit, struct bc_xml *x,
+		   uint64_t *size);
+/*
+ * bc_xml_next for the reader: a torn last element (a live experiment, or
+ * what a crash leaves) ends the file quietly, or with a note when `note`;
+ * other errors fail with a message naming file and line.
+ */
+int bc_er_xml_next(struct bc_er_reader *r, struct bc_xml *x, struct bc_xml_elem *e,
+		   const char *file, bool note);
+
+/*
+ * map.xml read through at open: every event checked (a bad segment fails
+ * the read), info->mappings counted, info->last_ktime pushed on. A
+ * missing map.xml is a note.
+ */
+int bc_er_maps_scan(struct bc_er_reader *r);
+/* Starts replaying map.xml: its first mapping becomes the head. 0 or -errno with r->err. */
+int bc_er_maps_start(struct bc_er_reader *r);
+/* The next mapping to replay, or NULL when none is left. */
+const struct bc_mapping *bc_er_maps_head(const struct bc_er_reader *r);
+/* Drops the head for the next one. 0 or -errno with r->err. */
+int bc_er_maps_next(struct bc_er_reader *r);
+void bc_er_maps_free(struct bc_er_reader *r);
 
 /*
  * A compact file's blocks (p, info->files[f].bytes long) decoded into
@@ -100,7 +152,7 @@ int bc_er_index_file(struct bc_er_reader *r, enum bc_er_file f);
 
 /*
  * Replays the indexed records into sink: begin, then events merged in time
- * order with r->maps, then end. A sink error is returned as is.
+ * order with map.xml's mappings, then end. A sink error is returned as is.
  */
 int bc_er_replay(struct bc_er_reader *r, struct bc_sink *sink);
 

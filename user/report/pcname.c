@@ -23,31 +23,89 @@ struct bc_pcname_elf {
 
 /* ------------------------------------------------------------ segments */
 
+static uint64_t seg_key(uint64_t start, uint64_t end, uint64_t offset, const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a over the words */
+	const uint64_t w[] = {start, end, offset, (uint64_t)(uintptr_t)path};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h = (h ^ w[i]) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+/* Another time s was mapped, kept in order (the first in s->ktime). -ENOMEM. */
+static int seg_time_add(struct bc_segment *s, uint64_t t)
+{
+	size_t lo = 0, hi = s->n_later;
+
+	if (t == s->ktime || (s->n_later && t == s->later[s->n_later - 1]))
+		return 0; /* again at a time it has: names nothing differently */
+	if (BC_GROW(s->later, s->cap_later, s->n_later + 1))
+		return -ENOMEM;
+	if (t < s->ktime) {
+		uint64_t first = s->ktime;
+
+		s->ktime = t;
+		t = first;
+	}
+	/* replays come in time order: the place is nearly always the end */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->later[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->n_later && s->later[lo] == t)
+		return 0;
+	memmove(&s->later[lo + 1], &s->later[lo], (s->n_later - lo) * sizeof(*s->later));
+	s->later[lo] = t;
+	s->n_later++;
+	return 0;
+}
+
 int bc_segments_add(struct bc_segments *segs, const struct bc_mapping *m)
 {
-	struct bc_segment *v;
-	char *path;
+	const char *path;
+	uint32_t *at;
+	uint64_t key;
 
 	if (m->unmap || !m->path)
 		return 0;
-	path = strdup(m->path);
-	v = path ? realloc(segs->v, (segs->n + 1) * sizeof(*v)) : NULL;
-	if (!v) {
-		free(path);
+	path = bc_strpool_get(&segs->paths, m->path);
+	if (!path)
 		return -ENOMEM;
+	key = seg_key(m->start, m->end, m->offset, path);
+	at = bc_idmap_find(&segs->index, key);
+	if (at) {
+		struct bc_segment *s = &segs->v[*at];
+
+		if (s->start == m->start && s->end == m->end && s->offset == m->offset &&
+		    s->path == path)
+			return seg_time_add(s, m->ktime);
+		/* another segment of that hash: this one stays out of the index */
 	}
-	segs->v = v;
-	v[segs->n++] = (struct bc_segment){m->start, m->end, m->offset, m->ktime, path};
+	if (segs->n >= UINT32_MAX || BC_GROW(segs->v, segs->cap, segs->n + 1))
+		return -ENOMEM;
+	if (!at && bc_idmap_get_or_add(&segs->index, key, (uint32_t)segs->n, &at) < 0)
+		return -ENOMEM;
+	segs->v[segs->n++] = (struct bc_segment){.start = m->start,
+						 .end = m->end,
+						 .offset = m->offset,
+						 .ktime = m->ktime,
+						 .path = path};
 	return 0;
 }
 
 void bc_segments_free(struct bc_segments *segs)
 {
 	for (size_t i = 0; i < segs->n; i++)
-		free(segs->v[i].path);
+		free(segs->v[i].later);
 	free(segs->v);
-	segs->v = NULL;
-	segs->n = 0;
+	bc_idmap_free(&segs->index);
+	bc_strpool_free(&segs->paths);
+	memset(segs, 0, sizeof(*segs));
 }
 
 /* A map.xml reader: the segments of one experiment. */
@@ -174,11 +232,51 @@ static const char *base_name(const char *path)
 
 /* ------------------------------------------------------------ naming */
 
+/* When s was last mapped by `when`; its first mapping if after it. */
+static uint64_t seg_time(const struct bc_segment *s, uint64_t when)
+{
+	size_t lo = 0, hi = s->n_later;
+
+	if (s->ktime > when)
+		return s->ktime;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->later[mid] <= when)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? s->later[lo - 1] : s->ktime;
+}
+
+/* The mapping of pc live at `when`; else the first (gprofng does the same). */
+static const struct bc_segment *live_segment(const struct bc_segments *segs, uint64_t pc,
+					     uint64_t when)
+{
+	const struct bc_segment *best = NULL;
+	uint64_t best_t = 0;
+
+	for (size_t i = 0; i < segs->n; i++) {
+		const struct bc_segment *s = &segs->v[i];
+		uint64_t t;
+
+		if (pc < s->start || pc >= s->end)
+			continue;
+		t = seg_time(s, when);
+		if (!best || (t <= when && (best_t > when || t > best_t))) {
+			best = s;
+			best_t = t;
+		}
+	}
+	return best;
+}
+
 int bc_pcname(struct bc_pcnamer *n, const char *exp, const struct bc_segments *segs,
 	      const struct bc_ksyms *ks, uint64_t pc, uint64_t when, const char **name,
 	      const char **object)
 {
-	const struct bc_segment *best = NULL;
+	const struct bc_segment *best;
 	struct bc_elf_object *obj;
 	bool plt = false;
 	int rc;
@@ -215,15 +313,7 @@ int bc_pcname(struct bc_pcnamer *n, const char *exp, const struct bc_segments *s
 		*object = "vmlinux";
 		return 0;
 	}
-	/* The mapping live at the sample's time; else any (gprofng does the same). */
-	for (size_t i = 0; i < segs->n; i++) {
-		const struct bc_segment *s = &segs->v[i];
-
-		if (pc < s->start || pc >= s->end)
-			continue;
-		if (!best || (s->ktime <= when && (best->ktime > when || s->ktime > best->ktime)))
-			best = s;
-	}
+	best = live_segment(segs, pc, when);
 	if (!best)
 		return 0;
 	uint64_t off = best->offset + (pc - best->start);

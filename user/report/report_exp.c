@@ -67,6 +67,8 @@ static int os_mapping(struct bc_sink *s, const struct bc_mapping *m)
 	struct objects_sink *o = (struct objects_sink *)s;
 	size_t i;
 
+	if (m->unmap || !m->path)
+		return 0; /* an object's mapping ended: it was mapped all the same */
 	for (i = 0; i < o->n && strcmp(o->v[i].path, m->path); i++)
 		;
 	if (i == o->n) {

@@ -79,7 +79,10 @@ static bool segment_of(const struct bc_state *st, uint32_t pid, uint64_t pc, str
 		const struct bc_mapset_entry *m = &st->maps.v[i];
 
 		if (m->pid == pid && pc >= m->start && pc < m->end && m->path) {
-			*seg = (struct bc_segment){m->start, m->end, m->offset, 0, m->path};
+			*seg = (struct bc_segment){.start = m->start,
+						   .end = m->end,
+						   .offset = m->offset,
+						   .path = m->path};
 			return true;
 		}
 	}
@@ -90,7 +93,7 @@ static bool segment_of(const struct bc_state *st, uint32_t pid, uint64_t pc, str
 static int fn_at(struct bc_stack_names *sn, uint32_t pid, uint64_t when, uint64_t pc)
 {
 	struct bc_segment seg;
-	struct bc_segments segs = {&seg, 0};
+	struct bc_segments segs = {.v = &seg};
 	const char *name, *object;
 	int rc;
 

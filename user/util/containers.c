@@ -134,3 +134,45 @@ void *bc_grow_array(void *v, size_t *cap, size_t need, size_t size)
 		*cap = new_cap;
 	return v;
 }
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		h = (h ^ *c) * 0x100000001b3ULL;
+	return h;
+}
+
+const char *bc_strpool_get(struct bc_strpool *p, const char *s)
+{
+	uint64_t h = str_hash(s), key = h;
+	uint32_t *at;
+	char *copy;
+
+	/* colliding strings take the next free keys: h + 1, h + 2, ... */
+	for (; (at = bc_idmap_find(&p->index, key)) && key - h < 64; key++)
+		if (!strcmp(p->v[*at], s))
+			return p->v[*at];
+	if (p->n >= UINT32_MAX || BC_GROW(p->v, p->cap, p->n + 1))
+		return NULL;
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	/* past 64 colliding strings (made so on purpose), one gets a copy each time */
+	if (!at && bc_idmap_get_or_add(&p->index, key, (uint32_t)p->n, &at) < 0) {
+		free(copy);
+		return NULL;
+	}
+	p->v[p->n++] = copy;
+	return copy;
+}
+
+void bc_strpool_free(struct bc_strpool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	bc_idmap_free(&p->index);
+	memset(p, 0, sizeof(*p));
+}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpfcollect/xml.h"
 
@@ -227,12 +228,33 @@ void bc_xml_init(struct bc_xml *x, const char *buf, size_t len)
 	x->buf = buf;
 	x->len = len;
 	x->line = 1;
+	x->fd = -1;
+}
+
+void bc_xml_init_fd(struct bc_xml *x, int fd, uint64_t limit)
+{
+	bc_xml_init(x, "", 0);
+	x->fd = fd;
+	x->left = limit;
+	x->more = limit > 0;
+	if (!x->more) {
+		close(fd);
+		x->fd = -1;
+	}
 }
 
 void bc_xml_fini(struct bc_xml *x)
 {
+	for (unsigned int i = 0; i < x->depth; i++)
+		free(x->open_name[i]);
+	if (x->fd >= 0)
+		close(x->fd);
+	free(x->win);
 	free(x->arena);
 	free(x->attrs);
+	x->depth = 0;
+	x->fd = -1;
+	x->win = NULL;
 	x->arena = NULL;
 	x->attrs = NULL;
 }
@@ -266,9 +288,13 @@ __attribute__((format(printf, 4, 5))) static int fail(struct bc_xml *x, int err,
 
 static void advance(struct bc_xml *x, size_t to)
 {
-	for (size_t i = x->pos; i < to; i++)
-		if (x->buf[i] == '\n')
-			x->line++;
+	const char *p = x->buf + x->pos, *end = x->buf + to;
+
+	/* memchr: lines are long next to the rest of the work on them */
+	while ((p = memchr(p, '\n', end - p))) {
+		x->line++;
+		p++;
+	}
 	x->pos = to;
 }
 
@@ -336,6 +362,9 @@ static int end_tag(struct bc_xml *x)
 	size_t nlen = name_len(p + 2, end);
 	long n;
 
+	/* decided only on a whole name: the same error however the input is cut */
+	if (p + 2 + nlen == end && x->more)
+		return fail(x, -ENODATA, x->line, "incomplete end tag");
 	if (!nlen)
 		return p + 2 == end ? fail(x, -ENODATA, x->line, "incomplete end tag")
 				    : fail(x, -EINVAL, x->line, "bad end tag");
@@ -348,6 +377,8 @@ static int end_tag(struct bc_xml *x)
 		return fail(x, -EINVAL, x->line, "</%.*s> does not close <%.*s>", (int)nlen, p + 2,
 			    (int)x->open_len[x->depth - 1], x->open_name[x->depth - 1]);
 	x->depth--;
+	free(x->open_name[x->depth]);
+	x->open_name[x->depth] = NULL;
 	advance(x, x->pos + n);
 	return 0;
 }
@@ -410,6 +441,29 @@ static int parse_attrs(struct bc_xml *x, const char *p, const char *end, char **
 	}
 }
 
+/*
+ * The tag's '>': the first outside quotes (a value is skipped whole, with
+ * memchr: values are most of map.xml). end when the input ends first,
+ * NULL at a '<' outside quotes.
+ */
+static const char *tag_end(const char *p, const char *end)
+{
+	for (; p < end; p++) {
+		if (*p == '"' || *p == '\'') {
+			const char *q = memchr(p + 1, *p, end - p - 1);
+
+			if (!q)
+				return end;
+			p = q;
+		} else if (*p == '>') {
+			return p;
+		} else if (*p == '<') {
+			return NULL;
+		}
+	}
+	return end;
+}
+
 static int start_tag(struct bc_xml *x, struct bc_xml_elem *e)
 {
 	const char *buf = x->buf, *end = buf + x->len;
@@ -417,7 +471,7 @@ static int start_tag(struct bc_xml *x, struct bc_xml_elem *e)
 	unsigned int line = x->line;
 	bool empty, leaf = false;
 	size_t nlen, need, after;
-	char quote = 0, *arena;
+	char *arena;
 	int err;
 
 	nlen = name_len(lt + 1, end);
@@ -425,20 +479,9 @@ static int start_tag(struct bc_xml *x, struct bc_xml_elem *e)
 		return lt + 1 == end
 			       ? fail(x, -ENODATA, line, "incomplete tag at end of file")
 			       : fail(x, -EINVAL, line, "'<' not followed by an element name");
-	/* the tag ends at the first '>' outside quotes */
-	for (p = lt + 1; p < end; p++) {
-		if (quote) {
-			if (*p == quote)
-				quote = 0;
-		} else if (*p == '"' || *p == '\'') {
-			quote = *p;
-		} else if (*p == '>') {
-			break;
-		} else if (*p == '<') {
-			return fail(x, -EINVAL, line, "'<' inside the tag <%.*s", (int)nlen,
-				    lt + 1);
-		}
-	}
+	p = tag_end(lt + 1, end);
+	if (!p)
+		return fail(x, -EINVAL, line, "'<' inside the tag <%.*s", (int)nlen, lt + 1);
 	if (p == end)
 		return fail(x, -ENODATA, line, "<%.*s is incomplete (end of file)", (int)nlen,
 			    lt + 1);
@@ -448,7 +491,8 @@ static int start_tag(struct bc_xml *x, struct bc_xml_elem *e)
 	after = gt + 1 - buf;
 	if (!empty) {
 		text_end = memchr(text, '<', end - text);
-		if (!text_end)
+		/* leaf or parent is known only from the byte after the next '<' */
+		if (!text_end || (end - text_end < 2 && x->more))
 			return fail(x, -ENODATA, line, "<%.*s> is not closed (end of file)",
 				    (int)nlen, lt + 1);
 		if (end - text_end >= 2 && text_end[1] == '/') {
@@ -498,7 +542,9 @@ static int start_tag(struct bc_xml *x, struct bc_xml_elem *e)
 	e->depth = x->depth;
 	e->line = line;
 	if (!empty && !leaf) {
-		x->open_name[x->depth] = lt + 1;
+		x->open_name[x->depth] = strndup(lt + 1, nlen);
+		if (!x->open_name[x->depth])
+			return fail(x, -ENOMEM, line, "out of memory");
 		x->open_len[x->depth] = nlen;
 		x->depth++;
 	}
@@ -506,7 +552,8 @@ static int start_tag(struct bc_xml *x, struct bc_xml_elem *e)
 	return 1;
 }
 
-int bc_xml_next(struct bc_xml *x, struct bc_xml_elem *e)
+/* The next element in buf, or where buf ends (-ENODATA, or 0 with all of it skipped). */
+static int next_in_buf(struct bc_xml *x, struct bc_xml_elem *e)
 {
 	for (;;) {
 		const char *lt = memchr(x->buf + x->pos, '<', x->len - x->pos);
@@ -536,5 +583,71 @@ int bc_xml_next(struct bc_xml *x, struct bc_xml_elem *e)
 			return start_tag(x, e);
 		if (err)
 			return err;
+	}
+}
+
+/*
+ * Moves what is left of the window to its start (the construct being read)
+ * and reads more after it, growing the window when that construct fills
+ * it. 0, or -errno with the message set.
+ */
+static int refill(struct bc_xml *x)
+{
+	size_t keep = x->len - x->pos, room;
+	ssize_t n;
+
+	if (keep && x->pos)
+		memmove(x->win, x->buf + x->pos, keep);
+	x->pos = 0;
+	x->len = keep;
+	if (keep == x->win_cap) {
+		size_t cap = x->win_cap ? x->win_cap * 2 : BC_XML_WINDOW;
+		char *w;
+
+		if (x->win_cap >= BC_XML_MAX_WINDOW)
+			return fail(x, -EINVAL, x->line, "a construct longer than %u MiB",
+				    BC_XML_MAX_WINDOW >> 20);
+		if (!x->win_cap && x->left < cap)
+			cap = (size_t)x->left; /* a small file needs no more than itself */
+		w = realloc(x->win, cap);
+		if (!w)
+			return fail(x, -ENOMEM, x->line, "out of memory");
+		x->win = w;
+		x->win_cap = cap;
+	}
+	x->buf = x->win;
+	room = x->win_cap - x->len;
+	if (x->chunk && room > x->chunk)
+		room = x->chunk;
+	if (room > x->left)
+		room = (size_t)x->left;
+	do
+		n = read(x->fd, x->win + x->len, room);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int err = errno;
+
+		return fail(x, -err, x->line, "read: %s", strerror(err));
+	}
+	x->len += (size_t)n;
+	x->left = n ? x->left - (uint64_t)n : 0; /* shorter than said: it ends here */
+	if (!x->left) {
+		x->more = false;
+		close(x->fd);
+		x->fd = -1;
+	}
+	return 0;
+}
+
+int bc_xml_next(struct bc_xml *x, struct bc_xml_elem *e)
+{
+	for (;;) {
+		int ret = next_in_buf(x, e);
+
+		/* an end of buf that is not the end of input only asks for more of it */
+		if (!x->more || (ret != 0 && ret != -ENODATA))
+			return ret;
+		if ((ret = refill(x)) < 0)
+			return ret;
 	}
 }

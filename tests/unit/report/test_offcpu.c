@@ -544,6 +544,33 @@ static void pc_naming(void **state)
 	/* past the last symbol: <static>@ the end of the last one */
 	assert_true(!strncmp(name, "<static>@0x", 11));
 	assert_string_equal(object, "symfix_pie");
+
+	/*
+	 * The first mapped again (a dlopen loop), later and earlier: kept once,
+	 * named by the latest of its times made by then, as if kept each time.
+	 */
+	m.unmap = false;
+	m.offset = 0;
+	m.ktime = T0 + 20;
+	assert_int_equal(bc_segments_add(&segs, &m), 0);
+	m.ktime = T0 - 5;
+	assert_int_equal(bc_segments_add(&segs, &m), 0);
+	assert_int_equal(bc_segments_add(&segs, &m), 0);
+	assert_int_equal(segs.n, 2);
+	assert_int_equal(segs.v[0].ktime, T0 - 5);
+	assert_int_equal(segs.v[0].n_later, 2);
+	static const struct {
+		uint64_t when;
+		bool cube;
+	} at[] = {{T0 + 25, true}, {T0 + 15, false}, {T0 + 5, true},
+		  {T0 - 1, true},  {T0 - 10, true},  {T0 + 10, false}};
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		assert_int_equal(bc_pcname(&n, "/nonexistent", &segs, &ks,
+					   BASE_EXE + f->cube.offset, at[i].when, &name, &object),
+				 0);
+		if (at[i].cube != !strcmp(name, "fix_cube"))
+			fail_msg("at T0%+lld: %s", (long long)(at[i].when - T0), name);
+	}
 	bc_segments_free(&segs);
 	bc_pcnamer_free(&n);
 }

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -157,12 +158,42 @@ static void test_pidtab(void **state)
 	assert_int_equal(released, 2 + 3 * BC_PIDTAB_KEEP_EXITED);
 }
 
+/* Equal strings are one copy, whatever buffer they came in; distinct ones stay apart. */
+static void test_strpool(void **state)
+{
+	struct bc_strpool p = {0};
+	const char *first[1000];
+	char buf[32];
+
+	(void)state;
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < 1000; i++) {
+			const char *s;
+
+			snprintf(buf, sizeof(buf), "/usr/lib/lib%d.so", i);
+			s = bc_strpool_get(&p, buf);
+			assert_non_null(s);
+			assert_string_equal(s, buf);
+			assert_true(s != buf);
+			if (!round)
+				first[i] = s;
+			else
+				assert_ptr_equal(s, first[i]);
+		}
+	assert_int_equal(p.n, 1000);
+	assert_ptr_not_equal(bc_strpool_get(&p, ""), NULL);
+	assert_int_equal(p.n, 1001);
+	bc_strpool_free(&p);
+	assert_int_equal(p.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_idmap_churn),
 		cmocka_unit_test(test_idmap_wraparound),
 		cmocka_unit_test(test_pidtab),
+		cmocka_unit_test(test_strpool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

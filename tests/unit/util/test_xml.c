@@ -10,7 +10,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -141,12 +144,140 @@ static void test_xml_tokenizer(void **state)
 	}
 }
 
+/* One parse's elements and end, flattened into text to compare parses with. */
+static char *parse_all(struct bc_xml *x)
+{
+	struct bc_xml_elem e;
+	unsigned int line;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	int ret;
+
+	assert_non_null(f);
+	while ((ret = bc_xml_next(x, &e)) > 0) {
+		fprintf(f, "<%s depth=%u line=%u", e.name, e.depth, e.line);
+		for (size_t i = 0; i < e.nattrs; i++)
+			fprintf(f, " %s=[%s]", e.attrs[i].name, e.attrs[i].value);
+		fprintf(f, " text=[%s]>\n", e.text);
+	}
+	fprintf(f, "end %d", ret);
+	if (ret < 0) {
+		const char *msg = bc_xml_error(x, &line);
+
+		fprintf(f, " line %u: %s", line, msg);
+	}
+	fclose(f);
+	bc_xml_fini(x);
+	return out;
+}
+
+/* doc[0..len) streamed from a file, `limit` bytes of it, reads of `chunk` bytes. */
+static char *parse_file(const char *doc, size_t len, uint64_t limit, size_t chunk)
+{
+	char path[] = "/tmp/test_xml.XXXXXX";
+	int fd = mkstemp(path);
+	struct bc_xml x;
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, doc, len), (ssize_t)len);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	bc_xml_init_fd(&x, fd, limit);
+	x.chunk = chunk;
+	return parse_all(&x);
+}
+
+static char *parse_mem(const char *doc, size_t len)
+{
+	struct bc_xml x;
+
+	bc_xml_init(&x, doc, len);
+	return parse_all(&x);
+}
+
+/*
+ * A streamed file gives the elements and errors its whole text gives,
+ * however its reads are cut: every decision waits for the bytes it needs.
+ */
+static void test_xml_stream(void **state)
+{
+	static const char *const docs[] = {
+		"<?xml version=\"1.0\"?>\n<!-- c <x> -->\n<experiment version=\"12.4\">\n"
+		"<collector>bpf %25% &amp;</collector>\n</experiment>\n<system a='1' b = "
+		"\"x&lt;y\">\n  <cpu id=\"0\"/>\n</system >\n<event kind=\"exit\"/>\n",
+		"<a>\n<b x=\"1",
+		"<a>\n<b/>",
+		"<a>text",
+		"<a",
+		"<",
+		"<!-- x",
+		"<a>x</a",
+		"\n\n< a/>",
+		"<a b=1/>",
+		"<a b/>",
+		"<a <b/>",
+		"<a>\n</b>",
+		"</a>",
+		"</abc",
+		"<a>\n<c/>\n</b>",
+		"<abc>x</abd>",
+		"<abc>x</ab>",
+		"<abc>x</abcd>",
+		"<!>",
+		"<!-->",
+		"<?>",
+		"<a>x<",
+		"<a>x</",
+		"<abc>\n<d>t</d>\n</abc  >",
+		"<a></a>x<b/>",
+		"<a><a><a><a><a><a><a><a><a><a><a><a><a><a><a><a><a><b/>",
+	};
+	static const size_t chunks[] = {1, 2, 3, 5, 7, 64, 0};
+
+	(void)state;
+	for (size_t d = 0; d < sizeof(docs) / sizeof(docs[0]); d++) {
+		size_t len = strlen(docs[d]);
+		char *want = parse_mem(docs[d], len);
+
+		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+			char *got = parse_file(docs[d], len, len, chunks[c]);
+
+			if (strcmp(got, want))
+				fail_msg("'%s' in reads of %zu: got\n%s\nwant\n%s", docs[d],
+					 chunks[c], got, want);
+			free(got);
+		}
+		free(want);
+	}
+}
+
+/* The bytes said are read: a file that grew is cut (torn), one that shrank ends early. */
+static void test_xml_stream_limit(void **state)
+{
+	const char doc[] = "<a x=\"1\"/>\n<b/>\n";
+	char *got;
+
+	(void)state;
+	got = parse_file(doc, sizeof(doc) - 1, 14, 0);
+	assert_string_equal(got, "<a depth=0 line=1 x=[1] text=[]>\n"
+				 "end -61 line 2: <b is incomplete (end of file)");
+	free(got);
+	got = parse_file(doc, sizeof(doc) - 1, 1000, 3);
+	assert_string_equal(got,
+			    "<a depth=0 line=1 x=[1] text=[]>\n<b depth=0 line=2 text=[]>\nend 0");
+	free(got);
+	got = parse_file(doc, sizeof(doc) - 1, 0, 0);
+	assert_string_equal(got, "end 0");
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_xml_escape),
-		cmocka_unit_test(test_xml_tstamp),
-		cmocka_unit_test(test_xml_tokenizer),
+		cmocka_unit_test(test_xml_escape),	 cmocka_unit_test(test_xml_tstamp),
+		cmocka_unit_test(test_xml_tokenizer),	 cmocka_unit_test(test_xml_stream),
+		cmocka_unit_test(test_xml_stream_limit),
 	};
 
 	return cmocka_run_group_tests_name("xml", tests, NULL, NULL);

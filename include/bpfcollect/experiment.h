@@ -32,7 +32,7 @@ int bc_exp_name_check(const char *name, char *err, size_t errlen);
  * share a directory); any other existing NAME is an error. Returns 0 or a
  * negative errno with one line in err.
  *
- * *dirfd: the directory made, opened without following a link and checked
+ * *dirfd (NULL: not wanted): the directory made, opened without following a link and checked
  * to be ours; everything inside is to be written through it (or through
  * /proc/self/fd/N), never through path again: in a directory another user
  * can write, the directory could be swapped for a link between the mkdir

@@ -305,8 +305,8 @@ static inline void write_exp(struct fixture *fx, bool live, struct bc_sink **kee
 				     .lost = {1, 3, 0}};
 	struct bc_sink *s;
 
-	assert_int_equal(bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), NULL, err, sizeof(err)), 0);
 	s = bc_er_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	assert_int_equal(bc_sink_begin(s, &sess), 0);

@@ -130,7 +130,8 @@ static void test_unmap_replayed(void **state)
 	bc_er_info_free(&info);
 	free(k);
 
-	assert_int_equal(bc_exp_create(fx->dir, "copy.er", dst, sizeof(dst), err, sizeof(err)), 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, "copy.er", dst, sizeof(dst), NULL, err, sizeof(err)), 0);
 	s = bc_er_sink_new(dst, err, sizeof(err));
 	assert_non_null(s);
 	memset(&info, 0, sizeof(info));

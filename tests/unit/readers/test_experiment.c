@@ -24,7 +24,7 @@ static void test_naming(void **state)
 	/* default name, in the current directory when dir is NULL */
 	assert_true(cwd >= 0);
 	assert_int_equal(chdir(fx->dir), 0);
-	assert_int_equal(bc_exp_create(NULL, NULL, path, sizeof(path), err, sizeof(err)), 0);
+	assert_int_equal(bc_exp_create(NULL, NULL, path, sizeof(path), NULL, err, sizeof(err)), 0);
 	assert_string_equal(path, "test.1.er");
 	assert_int_equal(fchdir(cwd), 0);
 	close(cwd);
@@ -32,59 +32,65 @@ static void test_naming(void **state)
 	/* an existing STEM.N.er moves N up, past every taken name, keeping the width */
 	snprintf(want, sizeof(want), "%s/test.3.er", fx->dir);
 	assert_int_equal(mkdir(want, 0755), 0);
-	assert_int_equal(bc_exp_create(fx->dir, "test.1.er", path, sizeof(path), err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, "test.1.er", path, sizeof(path), NULL, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "%s/test.2.er", fx->dir);
 	assert_string_equal(path, want);
-	assert_int_equal(bc_exp_create(fx->dir, NULL, path, sizeof(path), err, sizeof(err)), 0);
+	assert_int_equal(bc_exp_create(fx->dir, NULL, path, sizeof(path), NULL, err, sizeof(err)),
+			 0);
 	snprintf(want, sizeof(want), "%s/test.4.er", fx->dir);
 	assert_string_equal(path, want);
-	assert_int_equal(bc_exp_create(fx->dir, "run.09.er", path, sizeof(path), err, sizeof(err)),
-			 0);
-	assert_int_equal(bc_exp_create(fx->dir, "run.09.er", path, sizeof(path), err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, "run.09.er", path, sizeof(path), NULL, err, sizeof(err)), 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, "run.09.er", path, sizeof(path), NULL, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "%s/run.10.er", fx->dir);
 	assert_string_equal(path, want);
 
 	/* a name without a number is never renumbered */
-	assert_int_equal(bc_exp_create(fx->dir, "mine.er", path, sizeof(path), err, sizeof(err)),
-			 0);
-	assert_int_equal(bc_exp_create(fx->dir, "mine.er", path, sizeof(path), err, sizeof(err)),
-			 -EEXIST);
+	assert_int_equal(
+		bc_exp_create(fx->dir, "mine.er", path, sizeof(path), NULL, err, sizeof(err)), 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, "mine.er", path, sizeof(path), NULL, err, sizeof(err)),
+		-EEXIST);
 	assert_non_null(strstr(err, "mine.er already exists; remove it or pick another -o"));
-	assert_int_equal(bc_exp_create(fx->dir, "v.1x.er", path, sizeof(path), err, sizeof(err)),
-			 0);
-	assert_int_equal(bc_exp_create(fx->dir, "v.1x.er", path, sizeof(path), err, sizeof(err)),
-			 -EEXIST);
+	assert_int_equal(
+		bc_exp_create(fx->dir, "v.1x.er", path, sizeof(path), NULL, err, sizeof(err)), 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, "v.1x.er", path, sizeof(path), NULL, err, sizeof(err)),
+		-EEXIST);
 
 	/* must end in .er */
-	assert_int_equal(bc_exp_create(fx->dir, "test.1", path, sizeof(path), err, sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+		bc_exp_create(fx->dir, "test.1", path, sizeof(path), NULL, err, sizeof(err)),
+		-EINVAL);
 	assert_non_null(strstr(err, "must end in .er"));
-	assert_int_equal(bc_exp_create(fx->dir, ".er", path, sizeof(path), err, sizeof(err)),
+	assert_int_equal(bc_exp_create(fx->dir, ".er", path, sizeof(path), NULL, err, sizeof(err)),
 			 -EINVAL);
 
 	/* a directory that cannot hold it: one line naming the path and the reason */
 	snprintf(file, sizeof(file), "%s/plainfile", fx->dir);
 	put_file(fx->dir, "plainfile", "x", 1);
-	assert_int_equal(bc_exp_create(file, NULL, path, sizeof(path), err, sizeof(err)), -ENOTDIR);
+	assert_int_equal(bc_exp_create(file, NULL, path, sizeof(path), NULL, err, sizeof(err)),
+			 -ENOTDIR);
 	snprintf(want, sizeof(want), "cannot create experiment %s/test.1.er: Not a directory",
 		 file);
 	assert_string_equal(err, want);
 	assert_int_equal(
-		bc_exp_create("/nonexistent/dir", NULL, path, sizeof(path), err, sizeof(err)),
+		bc_exp_create("/nonexistent/dir", NULL, path, sizeof(path), NULL, err, sizeof(err)),
 		-ENOENT);
 	assert_string_equal(
 		err,
 		"cannot create experiment /nonexistent/dir/test.1.er: No such file or directory");
 	if (geteuid() != 0) { /* root ignores permission bits */
 		assert_int_equal(chmod(fx->dir, 0555), 0);
-		assert_int_equal(
-			bc_exp_create(fx->dir, "x.1.er", path, sizeof(path), err, sizeof(err)),
-			-EACCES);
+		assert_int_equal(bc_exp_create(fx->dir, "x.1.er", path, sizeof(path), NULL, err,
+					       sizeof(err)),
+				 -EACCES);
 		assert_int_equal(chmod(fx->dir, 0755), 0);
 	}
-	assert_int_equal(bc_exp_create(fx->dir, NULL, path, 8, err, sizeof(err)), -ENAMETOOLONG);
+	assert_int_equal(bc_exp_create(fx->dir, NULL, path, 8, NULL, err, sizeof(err)),
+			 -ENAMETOOLONG);
 }
 
 /* ------------------------------------------------------------ round trip */
@@ -207,8 +213,8 @@ static void test_thread_file_order(void **state)
 	struct bc_sink *s;
 	union any_rec *r;
 
-	assert_int_equal(bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), NULL, err, sizeof(err)), 0);
 	s = bc_er_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	assert_int_equal(bc_sink_begin(s, &sess), 0);
@@ -378,8 +384,8 @@ static void test_compact_many_threads(void **state)
 	struct bc_sink *s;
 	size_t len;
 
-	assert_int_equal(bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), NULL, err, sizeof(err)), 0);
 	s = bc_er_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	assert_int_equal(bc_sink_begin(s, &sess), 0);
@@ -664,8 +670,8 @@ static void test_disk_full(void **state)
 	char path[4200];
 	int rc = 0, i;
 
-	assert_int_equal(bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), NULL, err, sizeof(err)), 0);
 	s = bc_er_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	assert_int_equal(bc_sink_begin(s, &sess), 0);
@@ -723,8 +729,8 @@ static void test_writer_rejects(void **state)
 
 	assert_null(bc_er_sink_new("/nonexistent.er", err, sizeof(err)));
 	assert_non_null(strstr(err, "cannot open experiment /nonexistent.er"));
-	assert_int_equal(bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), NULL, err, sizeof(err)), 0);
 	s = bc_er_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	memset(&r, 0, sizeof(r));
@@ -765,8 +771,8 @@ static void test_gprofng(void **state)
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	assert_true(n > 0);
 	self[n] = '\0';
-	assert_int_equal(bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), NULL, err, sizeof(err)), 0);
 	s = bc_er_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	assert_int_equal(bc_sink_begin(s, &sess), 0);

@@ -86,8 +86,8 @@ static struct bc_sink *exp_new(struct fx *f, const char *name, uint32_t pid, uin
 	char err[256];
 	struct bc_sink *s;
 
-	assert_int_equal(bc_exp_create(name[0] == '_' ? f->exp : f->dir, name, path, pathlen, err,
-				       sizeof(err)),
+	assert_int_equal(bc_exp_create(name[0] == '_' ? f->exp : f->dir, name, path, pathlen, NULL,
+				       err, sizeof(err)),
 			 0);
 	s = bc_er_sink_new(path, err, sizeof(err));
 	assert_non_null(s);

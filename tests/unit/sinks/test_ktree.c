@@ -86,9 +86,9 @@ static void write_ktree(struct fixture *fx)
 	char err[256];
 	struct bc_sink *s;
 
-	assert_int_equal(
-		bc_exp_create(fx->dir, "ktest.1.er", fx->exp, sizeof(fx->exp), err, sizeof(err)),
-		0);
+	assert_int_equal(bc_exp_create(fx->dir, "ktest.1.er", fx->exp, sizeof(fx->exp), NULL, err,
+				       sizeof(err)),
+			 0);
 	s = bc_er_ktree_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	begin(s, &sess);

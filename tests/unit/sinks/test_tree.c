@@ -71,8 +71,9 @@ static void test_pid_reuse(void **state)
 	char err[256], path[4200];
 	struct bc_sink *s;
 
-	assert_int_equal(
-		bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), err, sizeof(err)), 0);
+	assert_int_equal(bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), NULL, err,
+				       sizeof(err)),
+			 0);
 	s = bc_er_tree_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	begin(s, &sess);
@@ -114,8 +115,9 @@ static void test_attached_beside(void **state)
 	struct bc_sink *s;
 
 	strcpy(pn.n.comm, "server");
-	assert_int_equal(
-		bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), err, sizeof(err)), 0);
+	assert_int_equal(bc_exp_create(fx->dir, "test.1.er", fx->exp, sizeof(fx->exp), NULL, err,
+				       sizeof(err)),
+			 0);
 	s = bc_er_tree_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	begin(s, &sess);

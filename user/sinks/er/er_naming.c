@@ -181,14 +181,21 @@ int bc_exp_create(const char *dir, const char *name, char *path, size_t pathlen,
 		int parent = open_parent(path, &leaf);
 
 		if (parent >= 0 && bc_out_mkdirat(parent, leaf) == 0) {
-			*dirfd = pin_made(parent, leaf);
+			int fd = pin_made(parent, leaf);
+
 			close(parent);
-			if (*dirfd >= 0)
+			if (fd >= 0) {
+				if (dirfd)
+					*dirfd = fd;
+				else
+					close(fd);
 				return 0;
+			}
 			snprintf(err, errlen,
 				 "experiment %s was replaced while it was being made (%s): not "
 				 "written; record into a directory only you can write",
-				 path, errno == ELOOP || errno == ENOTDIR ? "by a link" : "not ours");
+				 path,
+				 errno == ELOOP || errno == ENOTDIR ? "by a link" : "not ours");
 			return -EXDEV;
 		}
 		if (parent >= 0) {

@@ -53,6 +53,15 @@ struct bc_functab {
 
 void bc_functab_init(struct bc_functab *t);
 void bc_functab_free(struct bc_functab *t);
+/*
+ * Keeps the functions judge keeps (1) and drops the others (0: warn is
+ * called with the reason judge wrote into why), renumbering those kept.
+ * judge sees each function once, in order, and may change it. Returns how
+ * many were dropped, or judge's -errno (the functions not judged yet stay).
+ */
+int bc_functab_filter(struct bc_functab *t,
+		      int (*judge)(void *ctx, struct bc_func *f, char *why, size_t len), void *ctx,
+		      void (*warn)(const struct bc_func *f, const char *why));
 /* Appends a copy of name/object; sets id to the new index. -errno. */
 int bc_functab_add(struct bc_functab *t, const char *name, const char *object, uint64_t addr,
 		   uint64_t size, uint64_t offset);

@@ -103,51 +103,50 @@ static bool func_has_breakpoint(const struct maps *ms, int mem, const struct bc_
 	return false;
 }
 
+struct spare {
+	struct maps ms;
+	int mem;
+	uint32_t pid;
+	int tracer;
+};
+
+static int judge_breakpoints(void *ctx, struct bc_func *f, char *why, size_t len)
+{
+	const struct spare *sp = ctx;
+
+	if (!func_has_breakpoint(&sp->ms, sp->mem, f))
+		return 1;
+	snprintf(why, len,
+		 "process %u's debugger (pid %d) has a breakpoint there; not probed, so it "
+		 "keeps working",
+		 sp->pid, sp->tracer);
+	return 0;
+}
+
 int bc_functab_spare_breakpoints(struct bc_functab *funcs, uint32_t pid,
 				 void (*warn)(const struct bc_func *f, const char *why))
 {
-	struct maps ms = {0};
-	char path[64], why[128];
-	int mem, tracer, rc, dropped = 0;
-	size_t kept = 0;
+	struct spare sp = {.pid = pid};
+	char path[64];
+	int rc;
 
-	tracer = bc_proc_tracer("/proc", pid);
-	if (tracer <= 0)
+	sp.tracer = bc_proc_tracer("/proc", pid);
+	if (sp.tracer <= 0)
 		return 0;
-	rc = bc_procmaps_read("/proc", pid, 0, keep_mapping, &ms);
+	rc = bc_procmaps_read("/proc", pid, 0, keep_mapping, &sp.ms);
 	if (rc < 0) {
-		maps_free(&ms);
+		maps_free(&sp.ms);
 		return rc == -ESRCH ? 0 : rc;
 	}
 	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
-	mem = open(path, O_RDONLY | O_CLOEXEC);
-	if (mem < 0) {
+	sp.mem = open(path, O_RDONLY | O_CLOEXEC);
+	if (sp.mem < 0) {
 		rc = -errno;
-		maps_free(&ms);
+		maps_free(&sp.ms);
 		return rc;
 	}
-	snprintf(why, sizeof(why),
-		 "process %u's debugger (pid %d) has a breakpoint there; not probed, so it "
-		 "keeps working",
-		 pid, tracer);
-	for (size_t i = 0; i < funcs->n; i++) {
-		struct bc_func *f = &funcs->v[i];
-
-		if (func_has_breakpoint(&ms, mem, f)) {
-			if (warn)
-				warn(f, why);
-			free(f->name);
-			free(f->object);
-			free(f->exits);
-			dropped++;
-			continue;
-		}
-		funcs->v[kept] = *f;
-		funcs->v[kept].id = (uint32_t)kept;
-		kept++;
-	}
-	funcs->n = kept;
-	close(mem);
-	maps_free(&ms);
-	return dropped;
+	rc = bc_functab_filter(funcs, judge_breakpoints, &sp, warn);
+	close(sp.mem);
+	maps_free(&sp.ms);
+	return rc;
 }

@@ -25,6 +25,41 @@ void bc_functab_free(struct bc_functab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+int bc_functab_filter(struct bc_functab *t,
+		      int (*judge)(void *ctx, struct bc_func *f, char *why, size_t len), void *ctx,
+		      void (*warn)(const struct bc_func *f, const char *why))
+{
+	size_t kept = 0, i;
+	int dropped = 0, rc = 0;
+	char why[256];
+
+	for (i = 0; i < t->n; i++) {
+		struct bc_func *f = &t->v[i];
+
+		why[0] = 0;
+		rc = judge(ctx, f, why, sizeof(why));
+		if (rc < 0)
+			break;
+		if (rc == 0) {
+			if (warn)
+				warn(f, why);
+			free(f->name);
+			free(f->object);
+			free(f->exits);
+			dropped++;
+			continue;
+		}
+		t->v[kept] = *f;
+		t->v[kept].id = (uint32_t)kept;
+		kept++;
+	}
+	/* on an error, the functions not judged yet stay as they were */
+	for (; i < t->n; i++)
+		t->v[kept++] = t->v[i];
+	t->n = kept;
+	return rc < 0 ? rc : dropped;
+}
+
 int bc_functab_add(struct bc_functab *t, const char *name, const char *object, uint64_t addr,
 		   uint64_t size, uint64_t offset)
 {

@@ -349,54 +349,56 @@ static bool plan_go_function(struct bc_func *f, int fd, uint32_t goid_offset, ch
 	return true;
 }
 
+struct plan_go {
+	enum bc_returns_mode mode;
+	char object[4096]; /* the object read last (a copy: a dropped function's is freed) */
+	struct bc_go_binary gb;
+	int go; /* bc_go_binary_read's answer for it */
+	int fd;
+	char *err;
+	size_t errlen;
+};
+
+static int judge_go(void *ctx, struct bc_func *f, char *why, size_t len)
+{
+	struct plan_go *p = ctx;
+	int rc;
+
+	if (strcmp(p->object, f->object) != 0) {
+		if (p->fd >= 0)
+			close(p->fd);
+		p->fd = -1;
+		snprintf(p->object, sizeof(p->object), "%s", f->object);
+		p->go = bc_go_binary_read(f->object, &p->gb);
+		if (p->go > 0 &&
+		    (rc = bc_go_binary_check(f->object, &p->gb, p->mode, p->err, p->errlen)) < 0)
+			return rc;
+		if (p->go > 0 && (p->fd = open(f->object, O_RDONLY | O_CLOEXEC)) < 0)
+			p->go = -errno;
+	}
+	/* not Go, or unreadable (the return sites' plan says so): as it is */
+	if (p->go <= 0)
+		return 1;
+	return plan_go_function(f, p->fd, p->gb.goid_offset, why, len);
+}
+
 int bc_functab_plan_go(struct bc_functab *funcs, enum bc_returns_mode mode,
 		       void (*warn)(const struct bc_func *f, const char *why), char *err,
 		       size_t errlen)
 {
-	struct bc_go_binary gb = {0};
-	const char *object = NULL;
-	int go = 0, fd = -1, dropped = 0, rc = 0;
-	size_t kept = 0;
-	char why[160];
+	struct plan_go *p = calloc(1, sizeof(*p));
+	int rc;
 
-	for (size_t i = 0; i < funcs->n; i++) {
-		struct bc_func *f = &funcs->v[i];
-
-		if (!object || strcmp(object, f->object) != 0) {
-			if (fd >= 0)
-				close(fd);
-			fd = -1;
-			object = f->object;
-			go = bc_go_binary_read(f->object, &gb);
-			if (go > 0 &&
-			    (rc = bc_go_binary_check(f->object, &gb, mode, err, errlen)) < 0)
-				goto out;
-			if (go > 0 && (fd = open(f->object, O_RDONLY | O_CLOEXEC)) < 0)
-				go = -errno;
-		}
-		if (go > 0 && !plan_go_function(f, fd, gb.goid_offset, why, sizeof(why))) {
-			if (warn)
-				warn(f, why);
-			if (object == f->object)
-				object = NULL; /* freed with it */
-			free(f->name);
-			free(f->object);
-			dropped++;
-			continue;
-		}
-		funcs->v[kept] = *f;
-		funcs->v[kept].id = (uint32_t)kept;
-		kept++;
-	}
-	rc = dropped;
-out:
-	/* on a refusal, the functions not yet looked at stay as they were */
-	if (rc < 0)
-		for (size_t i = kept + dropped; i < funcs->n; i++)
-			funcs->v[kept++] = funcs->v[i];
-	funcs->n = kept;
-	if (fd >= 0)
-		close(fd);
+	if (!p)
+		return -ENOMEM;
+	p->mode = mode;
+	p->fd = -1;
+	p->err = err;
+	p->errlen = errlen;
+	rc = bc_functab_filter(funcs, judge_go, p, warn);
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p);
 	return rc;
 }
 

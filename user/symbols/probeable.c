@@ -123,8 +123,12 @@ int bc_insn_probeable(const uint8_t *code, size_t len, const char **why)
  * and *open_path cache the object last read (an unreadable object is the
  * attach's to report: its functions are kept).
  */
-static bool unprobeable(struct bc_func *f, int *fd, const char **open_path, char *reason,
-			size_t len)
+struct object_cache {
+	int fd;
+	char path[4096]; /* a copy: a dropped function's object is freed */
+};
+
+static bool unprobeable(struct bc_func *f, struct object_cache *c, char *reason, size_t len)
 {
 	static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
 	const char *why = NULL;
@@ -136,13 +140,13 @@ static bool unprobeable(struct bc_func *f, int *fd, const char **open_path, char
 		snprintf(reason, len, "%s", why);
 		return true;
 	}
-	if (!*open_path || strcmp(*open_path, f->object) != 0) {
-		if (*fd >= 0)
-			close(*fd);
-		*fd = open(f->object, O_RDONLY | O_CLOEXEC);
-		*open_path = f->object;
+	if (strcmp(c->path, f->object) != 0) {
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = open(f->object, O_RDONLY | O_CLOEXEC);
+		snprintf(c->path, sizeof(c->path), "%s", f->object);
 	}
-	n = *fd >= 0 ? pread(*fd, code, sizeof(code), (off_t)f->offset) : -1;
+	n = c->fd >= 0 ? pread(c->fd, code, sizeof(code), (off_t)f->offset) : -1;
 	/*
 	 * endbr64 (every function of a CET build) is single-stepped on every
 	 * hit, ten times the cost of an emulated push. It marks the function
@@ -163,37 +167,23 @@ static bool unprobeable(struct bc_func *f, int *fd, const char **open_path, char
 	return false;
 }
 
+static int judge_probeable(void *ctx, struct bc_func *f, char *why, size_t len)
+{
+	return !unprobeable(f, ctx, why, len);
+}
+
 int bc_functab_drop_unprobeable(struct bc_functab *funcs,
 				void (*warn)(const struct bc_func *f, const char *why))
 {
-	const char *open_path = NULL;
-	int fd = -1, dropped = 0;
-	size_t kept = 0;
-	char reason[128];
+	struct object_cache *c = calloc(1, sizeof(*c));
+	int rc;
 
-	for (size_t i = 0; i < funcs->n; i++) {
-		struct bc_func *f = &funcs->v[i];
-
-		if (unprobeable(f, &fd, &open_path, reason, sizeof(reason))) {
-			if (warn)
-				warn(f, reason);
-			if (open_path == f->object) {
-				open_path = NULL; /* freed with f->object */
-				if (fd >= 0)
-					close(fd);
-				fd = -1;
-			}
-			free(f->name);
-			free(f->object);
-			dropped++;
-			continue;
-		}
-		funcs->v[kept] = *f;
-		funcs->v[kept].id = (uint32_t)kept;
-		kept++;
-	}
-	if (fd >= 0)
-		close(fd);
-	funcs->n = kept;
-	return dropped;
+	if (!c)
+		return -ENOMEM;
+	c->fd = -1;
+	rc = bc_functab_filter(funcs, judge_probeable, c, warn);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+	return rc;
 }

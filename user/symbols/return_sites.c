@@ -159,17 +159,22 @@ out:
 	return found;
 }
 
-/* Whether f's returns go to its exits: mode, and for auto its object (cached). */
-static bool wants_exits(const struct bc_func *f, enum bc_returns_mode mode, const char **last,
-			bool *last_throws)
+struct exits_plan {
+	enum bc_returns_mode mode;
+	char object[4096]; /* the object judged last (a copy: a dropped function's is freed) */
+	bool throws;
+};
+
+/* Whether f's returns go to its exits: the mode, and for auto its object (cached). */
+static bool wants_exits(const struct bc_func *f, struct exits_plan *p)
 {
-	if (mode != BC_RETURNS_AUTO)
-		return mode == BC_RETURNS_SITES;
-	if (!*last || strcmp(*last, f->object)) {
-		*last = f->object;
-		*last_throws = bc_object_throws(f->object) > 0;
+	if (p->mode != BC_RETURNS_AUTO)
+		return p->mode == BC_RETURNS_SITES;
+	if (strcmp(p->object, f->object) != 0) {
+		snprintf(p->object, sizeof(p->object), "%s", f->object);
+		p->throws = bc_object_throws(f->object) > 0;
 	}
-	return *last_throws;
+	return p->throws;
 }
 
 /* Its exits, from its code; 0, or -errno with the reason for dropping it. */
@@ -194,38 +199,23 @@ static int plan_one(struct bc_func *f, char *why, size_t len)
 	return rc;
 }
 
+static int judge_exits(void *ctx, struct bc_func *f, char *why, size_t len)
+{
+	int rc = wants_exits(f, ctx) ? plan_one(f, why, len) : 0;
+
+	return rc == -ENOMEM ? rc : rc == 0;
+}
+
 int bc_functab_plan_exits(struct bc_functab *funcs, enum bc_returns_mode mode,
 			  void (*warn)(const struct bc_func *f, const char *why))
 {
-	const char *last = NULL;
-	bool last_throws = false;
-	size_t kept = 0;
-	int dropped = 0;
-	char why[160];
+	struct exits_plan *p = calloc(1, sizeof(*p));
+	int rc;
 
-	for (size_t i = 0; i < funcs->n; i++) {
-		struct bc_func *f = &funcs->v[i];
-		int rc = 0;
-
-		if (wants_exits(f, mode, &last, &last_throws))
-			rc = plan_one(f, why, sizeof(why));
-		if (rc == -ENOMEM)
-			return rc;
-		if (rc < 0) {
-			if (warn)
-				warn(f, why);
-			if (last == f->object)
-				last = NULL; /* freed with it */
-			free(f->name);
-			free(f->object);
-			free(f->exits);
-			dropped++;
-			continue;
-		}
-		funcs->v[kept] = *f;
-		funcs->v[kept].id = (uint32_t)kept;
-		kept++;
-	}
-	funcs->n = kept;
-	return dropped;
+	if (!p)
+		return -ENOMEM;
+	p->mode = mode;
+	rc = bc_functab_filter(funcs, judge_exits, p, warn);
+	free(p);
+	return rc;
 }

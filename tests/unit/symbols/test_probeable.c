@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -121,6 +122,51 @@ static void drops_by_name(void **state)
 	bc_functab_free(&t);
 }
 
+/* Drops "b*", keeps the rest, stops with -EIO at "stop". */
+static int judge_b(void *ctx, struct bc_func *f, char *why, size_t len)
+{
+	(void)ctx;
+	if (!strcmp(f->name, "stop"))
+		return -EIO;
+	snprintf(why, len, "starts with b");
+	return f->name[0] != 'b';
+}
+
+static int warned;
+
+static void count_warning(const struct bc_func *f, const char *why)
+{
+	(void)f;
+	assert_string_equal(why, "starts with b");
+	warned++;
+}
+
+/* The filter every planning step uses: drops, warns, renumbers; an error keeps the rest. */
+static void filter(void **state)
+{
+	const char *names[] = {"a1", "b1", "a2", "b2", "stop", "b3", "a3"};
+	struct bc_functab t;
+
+	(void)state;
+	bc_functab_init(&t);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		assert_int_equal(bc_functab_add(&t, names[i], "/x", 0x1000 + i, 1, i), 0);
+	assert_int_equal(bc_functab_filter(&t, judge_b, NULL, count_warning), -EIO);
+	assert_int_equal(warned, 2);
+	assert_int_equal(t.n, 5); /* a1 a2, then stop b3 a3 as they were */
+	assert_string_equal(t.v[1].name, "a2");
+	assert_int_equal(t.v[1].id, 1);
+	assert_string_equal(t.v[2].name, "stop");
+	assert_string_equal(t.v[4].name, "a3");
+	free(t.v[2].name);
+	t.v[2].name = strdup("a4");
+	assert_int_equal(bc_functab_filter(&t, judge_b, NULL, count_warning), 1);
+	assert_int_equal(t.n, 4);
+	assert_string_equal(t.v[3].name, "a3");
+	assert_int_equal(t.v[3].id, 3);
+	bc_functab_free(&t);
+}
+
 /*
  * Code read from the file: probes go past an endbr64, and the instruction
  * after it is the one checked; other functions keep their offset.
@@ -163,6 +209,7 @@ int main(void)
 		cmocka_unit_test(truncated_input),
 		cmocka_unit_test(refused_names),
 		cmocka_unit_test(drops_by_name),
+		cmocka_unit_test(filter),
 		cmocka_unit_test(past_endbr64),
 	};
 

@@ -83,6 +83,13 @@ struct bc_sink *bc_er_sink_new(const char *exp_path, char *err, size_t errlen);
  */
 int bc_er_sink_close(struct bc_sink **writer, uint64_t ktime, int exit_status);
 
+/*
+ * Records the experiment writers of this process took and could not write
+ * (what they held when a write failed): with the records read after the
+ * failure, how many the recording lacks.
+ */
+uint64_t bc_er_unwritten_total(void);
+
 /* Writes buffered records now, so a live reader sees them (agent's drain timer). */
 int bc_er_sink_flush(struct bc_sink *sink);
 

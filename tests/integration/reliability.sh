@@ -280,6 +280,9 @@ test_disk_full() {
 	check_eq "report reads it: exit 0" 0 $?
 	check "the header says it was cut short, with the count" \
 		grep -qE '^Cut short: +No space left on device: [1-9][0-9]* records were not written' "$d/hdr.txt"
+	check_eq "record and report count the same records unwritten, once each" \
+		"$(sed -n 's/.*and \([0-9]*\) records after it are counted as unwritten/\1/p' "$d/rec.err")" \
+		"$(sed -n 's/^Cut short: .*: \([0-9]*\) records were not written.*/\1/p' "$d/hdr.txt")"
 	check "and the recording closed (its exit event fits the reserve)" \
 		bash -c "! grep -q 'the recorder died' '$d/hdr.txt'"
 	"$BC" convert "$m/full.er" -f prf-csv -o "$d/full.csv" 2>/dev/null

@@ -594,7 +594,7 @@ static int record_finish(struct record_run *x)
 			 e == -ENOSPC  ? " (disk full)"
 			 : e == -EPIPE ? " (its reader went away)"
 				       : "",
-			 r->unwritten);
+			 r->unwritten + bc_er_unwritten_total());
 		return e;
 	}
 	/* the experiment is whole even when a file beside it was cut short */

@@ -72,6 +72,14 @@ struct er_writer {
 };
 
 static const struct bc_sink_ops er_ops;
+
+/* What every writer dropped when its write failed (bc_er_unwritten_total). */
+static uint64_t dropped_total;
+
+uint64_t bc_er_unwritten_total(void)
+{
+	return dropped_total;
+}
 static int add_sample(struct er_writer *w, const struct bc_usage *u, const char *label);
 
 static int flush_all(struct er_writer *w)
@@ -192,8 +200,10 @@ static int write_cut_short(struct er_writer *w, struct er_strbuf *log)
 	int err = 0;
 
 	release_reserve(w);
-	for (int i = 0; i < BC_ER_NFILES; i++)
+	for (int i = 0; i < BC_ER_NFILES; i++) {
 		w->held_lost[BC_LOSS_UNWRITTEN] += w->data[i].dropped;
+		dropped_total += w->data[i].dropped;
+	}
 	d->err = 0; /* whole records up to the failure: appending is safe again */
 	for (unsigned int c = 0; c < BC_LOSS_NR && !err; c++) {
 		struct bc_rec_lost rec = {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/argspec.h"
+#include "bpfcollect/infile.h"
 #include "er_replay.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/xml.h"
@@ -55,6 +56,18 @@ int bc_er_fail(struct bc_er_reader *r, int err, const char *fmt, ...)
 	return err;
 }
 
+int bc_er_open_file(struct bc_er_reader *r, const char *name, struct stat *st)
+{
+	char path[4096];
+	int fd = bc_in_openat(r->dirfd, name, false, st);
+
+	if (fd >= 0 || fd == -ENOENT)
+		return fd;
+	snprintf(path, sizeof(path), "%s/%s", r->path, name);
+	bc_in_error(r->err, r->errlen, path, fd, st);
+	return fd;
+}
+
 /*
  * Maps a small text file copy-on-write (parsers may write NULs into it);
  * -ENOENT is returned quietly, other errors with a message. An empty file
@@ -68,14 +81,14 @@ static int map_text(struct bc_er_reader *r, const char *name, char **buf, size_t
 
 	*buf = NULL;
 	*len = 0;
-	fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC);
+	fd = bc_er_open_file(r, name, &st);
 	if (fd < 0)
-		return errno == ENOENT
-			       ? -ENOENT
-			       : bc_er_fail(r, -errno, "%s/%s: %s", r->path, name, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_TEXT_FILE)
-		err = bc_er_fail(r, -EINVAL, "%s/%s: not a regular file of a sane size", r->path,
-				 name);
+		return fd;
+	if (st.st_size > MAX_TEXT_FILE)
+		err = bc_er_fail(r, -EFBIG,
+				 "%s/%s: %lld bytes, more than a text file of an "
+				 "experiment holds (%u): refused",
+				 r->path, name, (long long)st.st_size, MAX_TEXT_FILE);
 	else if (st.st_size && (*buf = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
 					    fd, 0)) == MAP_FAILED)
 		err = bc_er_fail(r, -errno, "%s/%s: mmap: %s", r->path, name, strerror(errno));
@@ -642,6 +655,27 @@ static int parse_map(struct bc_er_reader *r)
 	return 0;
 }
 
+/*
+ * info->kallmodsyms: its path when the experiment has one that reads (the
+ * sinks replayed into open it by name: it must be a regular file now).
+ */
+static int find_kallmodsyms(struct bc_er_reader *r)
+{
+	struct stat st;
+	int fd = bc_er_open_file(r, "kallmodsyms", &st);
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	close(fd);
+	if (asprintf(&r->info->kallmodsyms, "%s/kallmodsyms", r->path) < 0) {
+		r->info->kallmodsyms = NULL;
+		return bc_er_fail(r, -ENOMEM, "%s: out of memory", r->path);
+	}
+	return 0;
+}
+
 int bc_er_reader_open(struct bc_er_reader *rd, const char *exp_path, struct bc_er_info *info,
 		      char *err, size_t errlen)
 {
@@ -672,12 +706,8 @@ int bc_er_reader_open(struct bc_er_reader *rd, const char *exp_path, struct bc_e
 			goto out;
 	for (uint32_t f = 0; f < BC_ER_NFILES; f++)
 		stored += info->files[f].records + info->files[f].bad_records;
-	if (faccessat(r.dirfd, "kallmodsyms", R_OK, 0) == 0 &&
-	    asprintf(&info->kallmodsyms, "%s/kallmodsyms", exp_path) < 0) {
-		info->kallmodsyms = NULL;
-		ret = bc_er_fail(&r, -ENOMEM, "%s: out of memory", exp_path);
+	if ((ret = find_kallmodsyms(&r)))
 		goto out;
-	}
 	if (!info->closed)
 		bc_er_note(info,
 			   "log.xml: no exit event: experiment not closed (still recording, or "

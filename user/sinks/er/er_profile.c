@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpfcollect/infile.h"
 #include "er_profile.h"
 #include "bpfcollect/model.h"
 #include "bpfcollect/outmode.h"
@@ -420,21 +421,23 @@ static int carry_formatted(int dirfd, const char *source, int is_subexperiment,
 			   uint64_t *text_start)
 {
 	char buf[65536];
+	struct stat st;
 	int in, out, rc = 0;
 	ssize_t n;
 
 	if ((is_subexperiment && linkat(dirfd, "../kallmodsyms", dirfd, "kallmodsyms", 0) == 0) ||
 	    linkat(AT_FDCWD, source, dirfd, "kallmodsyms", 0) == 0 || errno == EEXIST) {
-		in = openat(dirfd, "kallmodsyms", O_RDONLY | O_CLOEXEC);
+		in = bc_in_openat(dirfd, "kallmodsyms", false, &st);
 		if (in < 0)
-			return -errno;
+			return in;
 		*text_start = formatted_text_start(in);
 		close(in);
 		return 0;
 	}
-	in = open(source, O_RDONLY | O_CLOEXEC);
+	/* the source experiment's: read as untrusted, a FIFO must not hang the conversion */
+	in = bc_in_openat(AT_FDCWD, source, false, &st);
 	if (in < 0)
-		return -errno;
+		return in;
 	out = bc_out_openat(dirfd, "kallmodsyms", O_WRONLY | O_EXCL | O_CLOEXEC);
 	if (out < 0) {
 		rc = -errno;

@@ -72,6 +72,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 /* Replays args->exp into sink; 0 or 1 with the error said. */
 static int replay(const struct convert_args *a, struct bc_sink *sink)
 {
+	unsigned long said = bc_errors_said();
 	struct bc_er_info info;
 	char err[1024] = "";
 	int rc;
@@ -79,10 +80,11 @@ static int replay(const struct convert_args *a, struct bc_sink *sink)
 	memset(&info, 0, sizeof(info));
 	rc = bc_er_read_tree(a->exp, a->descendants, sink, &info, NULL, err, sizeof(err));
 	bc_er_info_free(&info);
-	if (rc < 0) {
+	/* a sink that met the error (RTL's file) said it already, naming its file */
+	if (rc < 0 && bc_errors_said() == said)
 		bc_error("convert: %s", err[0] ? err : strerror(-rc));
+	if (rc < 0)
 		return 1;
-	}
 	return 0;
 }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Experiments planted on purpose, read by `report` and `convert` as a user
- * runs them (bc_cmd_report, bc_cmd_convert in a child, killed after 20 s):
- * a FIFO in place of a file must not hang them, and neither it nor a
- * symbolic link is read: one line names the file and the command fails.
+ * Experiments damaged or planted on purpose, read by `report` and `convert`
+ * as a user runs them (bc_cmd_report, bc_cmd_convert in a child, killed
+ * after 20 s): a FIFO in place of a file must not hang them, and neither
+ * it nor a symbolic link is read; a broken subexperiment is skipped with
+ * one warning; every error or warning is said once, on one line.
  */
 #include <sys/stat.h>
 
@@ -147,15 +148,80 @@ static void test_symlinks(void **state)
 	}
 }
 
+/* ------------------------------------------------------------ a damaged subexperiment */
+
+/* The standard experiment, and a copy of it inside as _f1.er without its log.xml. */
+static void write_tree_with_bad_sub(struct fixture *fx, char *sub, size_t sublen)
+{
+	char founder[256];
+
+	write_exp(fx, false, NULL);
+	assert_true(strlen(fx->exp) < sizeof(founder));
+	snprintf(founder, sizeof(founder), "%s", fx->exp);
+	write_exp(fx, false, NULL);
+	snprintf(sub, sublen, "%s/_f1.er", founder);
+	assert_int_equal(rename(fx->exp, sub), 0);
+	snprintf(fx->exp, sizeof(fx->exp), "%s/log.xml", sub);
+	assert_int_equal(unlink(fx->exp), 0);
+	snprintf(fx->exp, sizeof(fx->exp), "%s", founder);
+}
+
+static void test_bad_subexperiment(void **state)
+{
+	struct fixture *fx = *state;
+	char sub[300], what[4800];
+	struct ran r;
+
+	write_tree_with_bad_sub(fx, sub, sizeof(sub));
+	snprintf(what, sizeof(what),
+		 "bpfcollect: warning: %s/_f1.er cannot be read (%s: not an experiment (no "
+		 "log.xml)",
+		 fx->exp, sub);
+	/* views that read the tree again and again: one warning all the same */
+	run_cli(&r, SECS, bc_cmd_report, "report", fx->exp, "header", "functions", "calltree",
+		"threads", "procs", "objects", NULL);
+	expect_status(&r, 0);
+	if (count_of(r.err, what) != 1 || lines_of(r.err) != 1)
+		fail_msg("not one warning '%s':\n%s", what, r.err);
+	assert_non_null(strstr(r.out, "Experiment:  "));
+	ran_free(&r);
+
+	run_cli(&r, SECS, bc_cmd_convert, "convert", fx->exp, "-f", "text", "-o", "-", NULL);
+	expect_status(&r, 0);
+	if (count_of(r.err, what) != 1 || lines_of(r.err) != 1)
+		fail_msg("not one warning '%s':\n%s", what, r.err);
+	ran_free(&r);
+}
+
+/* ------------------------------------------------------------ errors said once */
+
+/* An RTL file name taken by a directory: the conversion fails, said once. */
+static void test_planted_rtl_name(void **state)
+{
+	struct fixture *fx = *state;
+	char prefix[4200], planted[4300];
+	struct ran r;
+
+	write_exp(fx, false, NULL);
+	snprintf(prefix, sizeof(prefix), "%s/out", fx->dir);
+	snprintf(planted, sizeof(planted), "%s_%u.log", prefix, TID_MAIN);
+	assert_int_equal(mkdir(planted, 0700), 0);
+	snprintf(planted, sizeof(planted), "%s_%u.log", prefix, (unsigned int)getpid());
+	assert_int_equal(mkdir(planted, 0700), 0);
+	run_cli(&r, SECS, bc_cmd_convert, "convert", fx->exp, "-f", "rtl", "-o", prefix, NULL);
+	expect_status(&r, 1);
+	if (lines_of(r.err) != 1 || !strstr(r.err, "_") || !strstr(r.err, ".log"))
+		fail_msg("not one line naming the file:\n%s", r.err);
+	ran_free(&r);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_fifo_data_file),
-		T(test_fifo_text_files),
-		T(test_fifo_view_files),
-		T(test_symlinks),
+		T(test_fifo_data_file), T(test_fifo_text_files),   T(test_fifo_view_files),
+		T(test_symlinks),	T(test_bad_subexperiment), T(test_planted_rtl_name),
 	};
 
 	return cmocka_run_group_tests_name("damaged", tests, NULL, NULL);

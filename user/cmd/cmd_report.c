@@ -214,7 +214,8 @@ static void print_header(const char *exp, const struct bc_er_info *info,
 	struct tm tm;
 	uint64_t lost = 0;
 
-	if (localtime_r(&wall, &tm))
+	/* a log without a run event says no time: "?", not the epoch */
+	if (wall && localtime_r(&wall, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm);
 	for (int i = 0; i < BC_LOSS_NR; i++)
 		lost += info->lost[i] > t->lost[i] ? info->lost[i] : t->lost[i];

@@ -417,6 +417,8 @@ static int log_element(struct bc_er_reader *r, const struct bc_xml_elem *e)
 	uint64_t u;
 	int err = 0;
 
+	if (!strcmp(e->name, "experiment"))
+		r->saw_experiment = true;
 	if (!strcmp(e->name, "experiment") && (v = bc_xml_attr(e, "version"))) {
 		if (sscanf(v, "%u.%u", &info->version_major, &info->version_minor) < 1)
 			return bc_er_fail(r, -EINVAL, "%s/log.xml:%u: bad experiment version '%s'",
@@ -479,6 +481,12 @@ static int parse_log(struct bc_er_reader *r)
 	unmap_text(buf, len);
 	if (err)
 		return err;
+	/* every writer's log opens with it: without, the file is empty or not a log */
+	if (!r->saw_experiment)
+		return bc_er_fail(r, -EINVAL,
+				  "%s/log.xml holds no <experiment> element: the experiment is "
+				  "damaged (an empty or foreign log.xml); give a whole experiment",
+				  r->path);
 
 	if (info->version_major > 12)
 		return bc_er_fail(

@@ -69,7 +69,8 @@ struct bc_er_reader {
 	size_t errlen;
 	struct bc_er_map *maps; /* map.xml's segments, sorted by time */
 	size_t nmaps;
-	size_t next_map; /* the first not replayed yet */
+	size_t next_map;     /* the first not replayed yet */
+	bool saw_experiment; /* log.xml's <experiment> element was read */
 	struct bc_er_replay rp;
 };
 

@@ -3,8 +3,9 @@
  * Experiments damaged or planted on purpose, read by `report` and `convert`
  * as a user runs them (bc_cmd_report, bc_cmd_convert in a child, killed
  * after 20 s): a FIFO in place of a file must not hang them, and neither
- * it nor a symbolic link is read; a broken subexperiment is skipped with
- * one warning; every error or warning is said once, on one line.
+ * it nor a symbolic link is read; an empty or foreign founder log.xml is
+ * an error; a broken subexperiment is skipped with one warning; every
+ * error or warning is said once, on one line.
  */
 #include <sys/stat.h>
 
@@ -148,10 +149,48 @@ static void test_symlinks(void **state)
 	}
 }
 
+/* ------------------------------------------------------------ a damaged founder */
+
+static void test_founder_log(void **state)
+{
+	static const char garbage[] = "\x7f"
+				      "ELF\x02\x01\x01 not a log at all\n\x01\x02\x03";
+	struct fixture *fx = *state;
+	char what[4400];
+	struct ran r;
+
+	write_exp(fx, false, NULL);
+	snprintf(what, sizeof(what), "%s/log.xml holds no <experiment> element", fx->exp);
+	put_str(fx->exp, "log.xml", "");
+	report_refuses(fx->exp, NULL, what);
+	convert_refuses(fx->exp, what);
+	put_file(fx->exp, "log.xml", garbage, sizeof(garbage) - 1);
+	report_refuses(fx->exp, NULL, what);
+	put_str(fx->exp, "log.xml", "just some words\nand more\n");
+	report_refuses(fx->exp, "header", what);
+
+	/* nothing at all printed on standard output: no header of 1970 */
+	run_cli(&r, SECS, bc_cmd_report, "report", fx->exp, "header", NULL);
+	expect_status(&r, 1);
+	assert_int_equal(r.outlen, 0);
+	ran_free(&r);
+
+	/* a log without its run event: read, but no start time is made up */
+	put_str(fx->exp, "log.xml", "<experiment version=\"12.4\">\n</experiment>\n");
+	run_cli(&r, SECS, bc_cmd_report, "report", fx->exp, "header", NULL);
+	expect_status(&r, 0);
+	assert_non_null(strstr(r.out, "Started:     ?\n"));
+	assert_null(strstr(r.out, "1970"));
+	ran_free(&r);
+}
+
 /* ------------------------------------------------------------ a damaged subexperiment */
 
-/* The standard experiment, and a copy of it inside as _f1.er without its log.xml. */
-static void write_tree_with_bad_sub(struct fixture *fx, char *sub, size_t sublen)
+/*
+ * The standard experiment, and a copy of it inside as _f1.er with log.xml
+ * replaced by log (NULL: without log.xml).
+ */
+static void write_tree_with_bad_sub(struct fixture *fx, const char *log, char *sub, size_t sublen)
 {
 	char founder[256];
 
@@ -163,34 +202,45 @@ static void write_tree_with_bad_sub(struct fixture *fx, char *sub, size_t sublen
 	assert_int_equal(rename(fx->exp, sub), 0);
 	snprintf(fx->exp, sizeof(fx->exp), "%s/log.xml", sub);
 	assert_int_equal(unlink(fx->exp), 0);
+	if (log)
+		put_file(sub, "log.xml", log, strlen(log));
 	snprintf(fx->exp, sizeof(fx->exp), "%s", founder);
 }
 
+/* A subexperiment without log.xml, or with garbage in it: skipped, one warning naming it. */
 static void test_bad_subexperiment(void **state)
 {
+	static const struct {
+		const char *log, *why;
+	} cases[] = {
+		{NULL, "%s: not an experiment (no log.xml)"},
+		{"garbage, not a log\n", "%s/log.xml holds no <experiment> element"},
+	};
 	struct fixture *fx = *state;
-	char sub[300], what[4800];
+	char sub[300], why[400], what[4800];
 	struct ran r;
 
-	write_tree_with_bad_sub(fx, sub, sizeof(sub));
-	snprintf(what, sizeof(what),
-		 "bpfcollect: warning: %s/_f1.er cannot be read (%s: not an experiment (no "
-		 "log.xml)",
-		 fx->exp, sub);
-	/* views that read the tree again and again: one warning all the same */
-	run_cli(&r, SECS, bc_cmd_report, "report", fx->exp, "header", "functions", "calltree",
-		"threads", "procs", "objects", NULL);
-	expect_status(&r, 0);
-	if (count_of(r.err, what) != 1 || lines_of(r.err) != 1)
-		fail_msg("not one warning '%s':\n%s", what, r.err);
-	assert_non_null(strstr(r.out, "Experiment:  "));
-	ran_free(&r);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_tree_with_bad_sub(fx, cases[i].log, sub, sizeof(sub));
+		snprintf(why, sizeof(why), cases[i].why, sub);
+		snprintf(what, sizeof(what), "bpfcollect: warning: %s/_f1.er cannot be read (%s",
+			 fx->exp, why);
+		/* views that read the tree again and again: one warning all the same */
+		run_cli(&r, SECS, bc_cmd_report, "report", fx->exp, "header", "functions",
+			"calltree", "threads", "procs", "objects", NULL);
+		expect_status(&r, 0);
+		if (count_of(r.err, what) != 1 || lines_of(r.err) != 1)
+			fail_msg("not one warning '%s':\n%s", what, r.err);
+		assert_non_null(strstr(r.out, "Experiment:  "));
+		ran_free(&r);
 
-	run_cli(&r, SECS, bc_cmd_convert, "convert", fx->exp, "-f", "text", "-o", "-", NULL);
-	expect_status(&r, 0);
-	if (count_of(r.err, what) != 1 || lines_of(r.err) != 1)
-		fail_msg("not one warning '%s':\n%s", what, r.err);
-	ran_free(&r);
+		run_cli(&r, SECS, bc_cmd_convert, "convert", fx->exp, "-f", "text", "-o", "-",
+			NULL);
+		expect_status(&r, 0);
+		if (count_of(r.err, what) != 1 || lines_of(r.err) != 1)
+			fail_msg("not one warning '%s':\n%s", what, r.err);
+		ran_free(&r);
+	}
 }
 
 /* ------------------------------------------------------------ errors said once */
@@ -220,8 +270,9 @@ static void test_planted_rtl_name(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_fifo_data_file), T(test_fifo_text_files),   T(test_fifo_view_files),
-		T(test_symlinks),	T(test_bad_subexperiment), T(test_planted_rtl_name),
+		T(test_fifo_data_file),	  T(test_fifo_text_files), T(test_fifo_view_files),
+		T(test_symlinks),	  T(test_founder_log),	   T(test_bad_subexperiment),
+		T(test_planted_rtl_name),
 	};
 
 	return cmocka_run_group_tests_name("damaged", tests, NULL, NULL);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/argspec.h"
+#include "bpfcollect/containers.h"
 #include "bpfcollect/infile.h"
 #include "er_replay.h"
 #include "bpfcollect/names.h"
@@ -26,25 +27,6 @@
 
 #define NSEC_PER_SEC  1000000000ULL
 #define MAX_TEXT_FILE (256u << 20) /* log.xml, map.xml, functions: text, never this big */
-
-/* Notes are advisory: one lost to a failed allocation beats failing the read. */
-void bc_er_note(struct bc_er_info *info, const char *fmt, ...)
-{
-	char *line, *all;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (asprintf(&all, "%s%s\n", info->notes ? info->notes : "", line) >= 0) {
-		free(info->notes);
-		info->notes = all;
-	}
-	free(line);
-}
 
 int bc_er_fail(struct bc_er_reader *r, int err, const char *fmt, ...)
 {
@@ -766,6 +748,9 @@ void bc_er_info_free(struct bc_er_info *info)
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
+	if (info->notes_seen)
+		bc_strtab_free(info->notes_seen);
+	free(info->notes_seen);
 	for (size_t i = 0; info->argv && info->argv[i]; i++)
 		free(info->argv[i]);
 	free(info->argv);

@@ -74,7 +74,11 @@ struct bc_er_reader {
 	struct bc_er_replay rp;
 };
 
-/* Appends one line to info->notes; a note lost to a failed allocation is dropped. */
+/*
+ * Appends one line to info->notes in O(1) amortised: a line already there
+ * is not added again, and past BC_ER_NOTES_MAX distinct lines one more says
+ * the rest are left out. A note lost to a failed allocation is dropped.
+ */
 __attribute__((format(printf, 2, 3))) void bc_er_note(struct bc_er_info *info, const char *fmt,
 						      ...);
 /*

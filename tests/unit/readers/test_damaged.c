@@ -5,12 +5,14 @@
  * after 20 s): a FIFO in place of a file must not hang them, and neither
  * it nor a symbolic link is read; an empty or foreign founder log.xml is
  * an error; a broken subexperiment is skipped with one warning; every
- * error or warning is said once, on one line.
+ * error or warning is said once, on one line; a file of damaged blocks
+ * costs a note each, in linear time, and at most BC_ER_NOTES_MAX shown.
  */
 #include <sys/stat.h>
 
 #include "er_fixture.h"
 #include "cli_fixture.h"
+#include "readers/er_replay.h"
 
 #define SECS 20 /* far more than any of these takes, even under valgrind */
 
@@ -265,14 +267,66 @@ static void test_planted_rtl_name(void **state)
 	ran_free(&r);
 }
 
+/* ------------------------------------------------------------ notes */
+
+/*
+ * A functrace of 100,000 block heads that hold nothing: a note per block,
+ * each O(1) (the reader copied every note per note: over 100 s), and at
+ * most BC_ER_NOTES_MAX of them shown.
+ */
+static void test_many_damaged_blocks(void **state)
+{
+	struct fixture *fx = *state;
+	const size_t n = 100000;
+	struct bc_rc_block_head *heads = calloc(n, sizeof(*heads));
+	char *good, *all;
+	struct ran r;
+	size_t len;
+
+	assert_non_null(heads);
+	for (size_t i = 0; i < n; i++)
+		heads[i] = (struct bc_rc_block_head){.magic = BC_RC_MAGIC, .records = 1};
+	write_exp(fx, false, NULL);
+	/* after the blocks the writer made, so the decoder's buffer exists */
+	good = slurp(fx->exp, "functrace", &len);
+	all = malloc(len + n * sizeof(*heads));
+	assert_non_null(all);
+	memcpy(all, good, len);
+	memcpy(all + len, heads, n * sizeof(*heads));
+	put_file(fx->exp, "functrace", all, len + n * sizeof(*heads));
+	free(all);
+	free(good);
+	free(heads);
+	run_cli(&r, 60, bc_cmd_report, "report", fx->exp, "header", NULL);
+	expect_status(&r, 0);
+	assert_non_null(strstr(r.out, "does not decode; its 1 records skipped\n"));
+	assert_int_equal(count_of(r.out, "does not decode"), BC_ER_NOTES_MAX);
+	assert_int_equal(count_of(r.out, "... and more notes, left out\n"), 1);
+	ran_free(&r);
+}
+
+/* The same note twice is kept once. */
+static void test_notes_once(void **state)
+{
+	struct bc_er_info info;
+
+	(void)state;
+	memset(&info, 0, sizeof(info));
+	bc_er_note(&info, "functrace: %s", "missing");
+	bc_er_note(&info, "map.xml: missing; no load objects");
+	bc_er_note(&info, "functrace: missing");
+	assert_string_equal(info.notes, "functrace: missing\nmap.xml: missing; no load objects\n");
+	bc_er_info_free(&info);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_fifo_data_file),	  T(test_fifo_text_files), T(test_fifo_view_files),
-		T(test_symlinks),	  T(test_founder_log),	   T(test_bad_subexperiment),
-		T(test_planted_rtl_name),
+		T(test_fifo_data_file),	  T(test_fifo_text_files),     T(test_fifo_view_files),
+		T(test_symlinks),	  T(test_founder_log),	       T(test_bad_subexperiment),
+		T(test_planted_rtl_name), T(test_many_damaged_blocks), T(test_notes_once),
 	};
 
 	return cmocka_run_group_tests_name("damaged", tests, NULL, NULL);

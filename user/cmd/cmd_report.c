@@ -69,7 +69,8 @@ static const struct view_def {
 	 "arguments and return value (record with --arg/--retval)"},
 	{"calltree", VIEW_CALLTREE, false,
 	 "the call tree, all threads merged: for each call path, inclusive\n"
-	 "time and calls; children by time (-n N: at most N per node)"},
+	 "time and calls; children by time (-n N: at most N per node);\n"
+	 "32 levels deep, what lies deeper one line per node"},
 	{"callers-callees", VIEW_CALLERS_CALLEES, true,
 	 "for each function matching FUNC (a glob): its callers, then *FUNC\n"
 	 "with its exclusive time, then its callees, each with the time\n"

@@ -32,6 +32,7 @@ void bc_message_begin(void)
  * What was said already: the same error or warning met again (each pass of
  * report over a damaged experiment meets it) is said once.
  */
+#define SAID_MAX 4096
 static struct bc_strtab said;
 static unsigned long n_errors;
 static pthread_mutex_t said_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -48,8 +49,11 @@ static void say(const char *kind, const char *fmt, va_list ap)
 	if (msg && asprintf(&line, "bpfcollect: %s%s\n", kind, msg) < 0)
 		line = NULL;
 	pthread_mutex_lock(&said_lock);
-	if (line)
+	/* a long-lived process meets new lines forever: past SAID_MAX, new ones are not kept */
+	if (line && said.n < SAID_MAX)
 		fresh = bc_strtab_intern(&said, line, strlen(line), &id) != 0;
+	else if (line)
+		fresh = bc_strtab_find(&said, line, strlen(line)) < 0;
 	if (fresh && !*kind)
 		n_errors++;
 	pthread_mutex_unlock(&said_lock);

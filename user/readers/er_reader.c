@@ -377,6 +377,7 @@ static int log_event(struct bc_er_reader *r, const struct bc_xml_elem *e)
 			return bc_er_fail(r, -EINVAL, "%s/log.xml:%u: bad run tstamp", r->path,
 					  e->line);
 		info->start_ktime = t;
+		r->saw_run = true;
 		if (parse_s64(bc_xml_attr(e, "time"), &s))
 			info->wall_time = s;
 	} else if (!strcmp(kind, "exit")) {
@@ -463,11 +464,16 @@ static int parse_log(struct bc_er_reader *r)
 	unmap_text(buf, len);
 	if (err)
 		return err;
-	/* every writer's log opens with it: without, the file is empty or not a log */
-	if (!r->saw_experiment)
+	/*
+	 * Every writer's log opens with <experiment>, and gprofng needs a run
+	 * event (it reads a log that lacks the other): without both, the file
+	 * is empty or no experiment's log.
+	 */
+	if (!r->saw_experiment && !r->saw_run)
 		return bc_er_fail(r, -EINVAL,
-				  "%s/log.xml holds no <experiment> element: the experiment is "
-				  "damaged (an empty or foreign log.xml); give a whole experiment",
+				  "%s/log.xml holds neither an <experiment> element nor a run "
+				  "event: the experiment is damaged (an empty or foreign "
+				  "log.xml); give a whole experiment",
 				  r->path);
 
 	if (info->version_major > 12)

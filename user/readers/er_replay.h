@@ -71,6 +71,7 @@ struct bc_er_reader {
 	size_t nmaps;
 	size_t next_map;     /* the first not replayed yet */
 	bool saw_experiment; /* log.xml's <experiment> element was read */
+	bool saw_run;	     /* and its run event */
 	struct bc_er_replay rp;
 };
 

@@ -162,7 +162,8 @@ static void test_founder_log(void **state)
 	struct ran r;
 
 	write_exp(fx, false, NULL);
-	snprintf(what, sizeof(what), "%s/log.xml holds no <experiment> element", fx->exp);
+	snprintf(what, sizeof(what),
+		 "%s/log.xml holds neither an <experiment> element nor a run event", fx->exp);
 	put_str(fx->exp, "log.xml", "");
 	report_refuses(fx->exp, NULL, what);
 	convert_refuses(fx->exp, what);
@@ -175,6 +176,13 @@ static void test_founder_log(void **state)
 	run_cli(&r, SECS, bc_cmd_report, "report", fx->exp, "header", NULL);
 	expect_status(&r, 1);
 	assert_int_equal(r.outlen, 0);
+	ran_free(&r);
+
+	/* a log gprofng reads: its run event without <experiment> */
+	put_str(fx->exp, "log.xml",
+		"<event kind=\"run\" tstamp=\"1000.123456789\" time=\"1700000000\"/>\n");
+	run_cli(&r, SECS, bc_cmd_report, "report", fx->exp, "header", NULL);
+	expect_status(&r, 0);
 	ran_free(&r);
 
 	/* a log without its run event: read, but no start time is made up */
@@ -216,7 +224,8 @@ static void test_bad_subexperiment(void **state)
 		const char *log, *why;
 	} cases[] = {
 		{NULL, "%s: not an experiment (no log.xml)"},
-		{"garbage, not a log\n", "%s/log.xml holds no <experiment> element"},
+		{"garbage, not a log\n",
+		 "%s/log.xml holds neither an <experiment> element nor a run event"},
 	};
 	struct fixture *fx = *state;
 	char sub[300], why[400], what[4800];

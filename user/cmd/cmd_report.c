@@ -348,7 +348,6 @@ static int print_tree_views(const struct report_args *a, char *err, size_t errle
 	int views = a->views, argc = a->argc, first = a->first_view;
 	char **argv = a->argv;
 	size_t top = a->top;
-	FILE *out = a->out;
 	struct bc_calltree *tree = bc_calltree_new();
 	struct bc_er_info again;
 	int rc;
@@ -363,17 +362,17 @@ static int print_tree_views(const struct report_args *a, char *err, size_t errle
 	if (rc < 0)
 		goto out;
 	if (views & VIEW_CALLTREE) {
-		rc = bc_calltree_print(tree, out, top);
+		rc = bc_calltree_print(tree, a->out, top);
 		if (!rc && (views & (VIEW_CALLERS_CALLEES | VIEW_THREADS)))
-			fputc('\n', out);
+			fputc('\n', a->out);
 	}
 	if (!rc && (views & VIEW_CALLERS_CALLEES)) {
-		rc = print_callers_callees(tree, out, argc, argv, first);
+		rc = print_callers_callees(tree, a->out, argc, argv, first);
 		if (!rc && (views & VIEW_THREADS))
-			fputc('\n', out);
+			fputc('\n', a->out);
 	}
 	if (!rc && (views & VIEW_THREADS))
-		rc = bc_calltree_print_threads(tree, out);
+		rc = bc_calltree_print_threads(tree, a->out);
 	if (rc < 0)
 		snprintf(err, errlen, "report: %s", strerror(-rc));
 out:

@@ -109,7 +109,7 @@ check: unit fuzz-check integration
 # in a scratch copy of the corpus (`make check`: FUZZ_CHECK_SECONDS each);
 # crashes it finds are kept as $(O)/tests/fuzz/crash-NAME-*: fixed, they
 # become corpus files.
-FUZZ_SECONDS ?= 300
+FUZZ_SECONDS ?= 1200
 FUZZ_CHECK_SECONDS ?= 15
 FUZZ_CC ?= clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

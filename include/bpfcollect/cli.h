@@ -9,8 +9,21 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Prints "bpfcollect: MESSAGE\n" to stderr: one line, naming the thing and what to do. */
+/*
+ * Prints "bpfcollect: MESSAGE\n" to stderr: one line, naming the thing and
+ * what to do. A line printed before (by bc_error or bc_warn) is not printed
+ * again: every pass over a damaged input meets the same problem.
+ */
 void bc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "bpfcollect: warning: MESSAGE\n", once per distinct text, as bc_error. */
+void bc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * How many errors bc_error has printed so far: a caller whose callee failed
+ * and already said why (the count moved) need not say it again.
+ */
+unsigned long bc_errors_said(void);
+/* Forgets what was said (tests; memory back at the end). */
+void bc_messages_forget(void);
 /*
  * What holds the terminal's last line (record's status line) and must give
  * it up before a message is printed: clear(arg) is called by bc_error, and

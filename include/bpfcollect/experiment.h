@@ -15,6 +15,8 @@
 
 #include "bpfcollect/model.h"
 
+struct bc_strtab;
+
 /* Version of bpfcollect's private files and log.xml comments (`format=` key). */
 #define BC_ER_FORMAT		  4
 #define BC_ER_DEFAULT_NAME	  "test.1.er"
@@ -211,7 +213,13 @@ struct bc_er_info {
 	uint64_t bad_records_read; /* sum over files */
 	uint64_t truncated_bytes;  /* sum over files */
 	char *notes;		   /* problems found, one per line; NULL if none */
+	/* the notes' buffer, and each distinct line once (at most BC_ER_NOTES_MAX) */
+	size_t notes_len, notes_cap, n_notes;
+	struct bc_strtab *notes_seen;
 };
+
+/* Distinct notes kept of one experiment; a line then says the rest are left out. */
+#define BC_ER_NOTES_MAX 1000
 
 /*
  * Reads the experiment at exp_path and replays it into sink (NULL: only fill

@@ -145,13 +145,19 @@ void bc_callers_callees_free(struct bc_callers_callees *cc);
 
 /* ---------------------------------------------------------------- printing */
 
+/* The deepest level of the call tree printed; what lies below is one line. */
+#define BC_CALLTREE_DEPTH_SHOWN 32
+
 /*
  * `calltree`: one line per node, Total (inclusive time), Calls, Name
  * indented with "+-" and "| " as gprofng's -calltree; children by inclusive
  * time, then calls (descending), then name. At most `per_level` children
  * of each node (0: all), the rest summed on one "(N more)" line (unless
- * N would be 1: then that node is shown). Then notes about dropped frames,
- * orphan returns and lost events. -errno.
+ * N would be 1: then that node is shown). Levels down to
+ * BC_CALLTREE_DEPTH_SHOWN; below a node there, one line "(N deeper levels
+ * folded)" with its children's time and calls (indentation grows with
+ * depth: deep recursion would make the output grow with its square). Then
+ * notes about dropped frames, orphan returns and lost events. -errno.
  */
 int bc_calltree_print(const struct bc_calltree *t, FILE *out, size_t per_level);
 

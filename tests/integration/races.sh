@@ -3,7 +3,7 @@
 # check, check_eq, gprofng_ok, $BC, $TGT.
 
 test_planted_kallmodsyms() {
-	echo "# convert -f er: a kallmodsyms link planted in the input is not followed"
+	echo "# convert -f er: a kallmodsyms link planted in the input is refused, never followed"
 	local d
 	d=$(mktemp -d)
 	echo "root-only secret line" >"$d/secret"
@@ -11,13 +11,13 @@ test_planted_kallmodsyms() {
 	"$BC" record -q -p on -o "$d/k.er" -- "$TGT/cpu" 1 >/dev/null 2>&1
 	check "a profile with kernel stacks has kallmodsyms" test -s "$d/k.er/kallmodsyms"
 	rm "$d/k.er/kallmodsyms" && ln -s "$d/secret" "$d/k.er/kallmodsyms"
-	"$BC" convert "$d/k.er" -f er -o "$d/out.er" >/dev/null 2>"$d/conv.err"
-	check_eq "convert still exits 0" 0 $?
-	check "the new experiment holds no link" test ! -L "$d/out.er/kallmodsyms"
-	check "nor the secret" bash -c "! grep -rqs 'root-only secret' '$d/out.er'"
-	check "report says the link was ignored" \
-		bash -c "\"$BC\" report '$d/k.er' 2>&1 | grep -q 'kallmodsyms: not a regular file'"
-	check "gprofng opens the converted experiment" gprofng_ok "$d/out.er"
+	expect_error "convert refuses the experiment, naming the link" \
+		'k.er/kallmodsyms is a symbolic link: refused' \
+		"$BC" convert "$d/k.er" -f er -o "$d/out.er"
+	check "and leaves nothing of the secret anywhere" \
+		bash -c "! grep -rqs 'root-only secret' '$d/out.er' '$d'/*.err"
+	expect_error "report refuses it too" 'k.er/kallmodsyms is a symbolic link: refused' \
+		"$BC" report "$d/k.er"
 	rm -rf "$d"
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpfcollect/infile.h"
 #include "bpfcollect/overview.h"
 
 #define NSEC_PER_SEC  1000000000ULL
@@ -625,19 +626,11 @@ int bc_overview_read_file(const char *exp_path, struct bc_usage **samples, size_
 	dfd = open(exp_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	fd = openat(dfd, "overview", O_RDONLY | O_CLOEXEC);
-	err = fd < 0 ? -errno : 0;
+	/* a FIFO planted there must not hang the report, nor a link lead elsewhere */
+	fd = bc_in_openat(dfd, "overview", false, &sb);
 	close(dfd);
-	if (err)
-		return err;
-	if (fstat(fd, &sb) < 0) {
-		err = -errno;
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		err = -EINVAL;
-		goto out;
-	}
+	if (fd < 0)
+		return fd;
 	if ((uint64_t)sb.st_size > OVERVIEW_MAX) {
 		err = -EFBIG;
 		goto out;

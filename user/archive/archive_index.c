@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "bpfcollect/infile.h"
 #include "bpfcollect/archive.h"
 #include "bpfcollect/outmode.h"
 #include "bpfcollect/symutil.h"
@@ -228,17 +229,18 @@ static int read_elf(const char *path, struct bc_archive_syms *s, char *err, size
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	Elf *elf = NULL;
+	struct stat st;
 	int fd, ret;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		bc_set_err(err, errlen, "libelf is too old: %s", elf_errmsg(-1));
 		return -ENOTSUP;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the path comes from an experiment's map.xml: a FIFO there must not hang us */
+	fd = bc_in_openat(AT_FDCWD, path, true, &st);
 	if (fd < 0) {
-		ret = -errno;
-		bc_set_err(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
+		bc_in_error(err, errlen, path, fd, &st);
+		return fd;
 	}
 	/* ELF_C_READ, not mmap: a file truncated meanwhile gives an error, not SIGBUS */
 	elf = elf_begin(fd, ELF_C_READ, NULL);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "bpfcollect/cli.h"
+#include "bpfcollect/containers.h"
 #include "bpfcollect/formats.h"
 
 static void (*message_hook)(void *arg);
@@ -26,17 +28,83 @@ void bc_message_begin(void)
 		message_hook(message_hook_arg);
 }
 
+/*
+ * What was said already: the same error or warning met again (each pass of
+ * report over a damaged experiment meets it) is said once.
+ */
+#define SAID_MAX 4096
+static struct bc_strtab said;
+static unsigned long n_errors;
+static pthread_mutex_t said_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* "bpfcollect: " kind msg, unless that very line was printed before. */
+static void say(const char *kind, const char *fmt, va_list ap)
+{
+	char *msg = NULL, *line = NULL;
+	uint32_t id;
+	int fresh = 1;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	if (msg && asprintf(&line, "bpfcollect: %s%s\n", kind, msg) < 0)
+		line = NULL;
+	pthread_mutex_lock(&said_lock);
+	/* a long-lived process meets new lines forever: past SAID_MAX, new ones are not kept */
+	if (line && said.n < SAID_MAX)
+		fresh = bc_strtab_intern(&said, line, strlen(line), &id) != 0;
+	else if (line)
+		fresh = bc_strtab_find(&said, line, strlen(line)) < 0;
+	if (fresh && !*kind)
+		n_errors++;
+	pthread_mutex_unlock(&said_lock);
+	if (fresh) {
+		fflush(stdout);
+		bc_message_begin();
+		/* out of memory: the format alone still says what went wrong */
+		fputs(line ? line : "bpfcollect: ", stderr);
+		if (!line) {
+			fputs(kind, stderr);
+			fputs(fmt, stderr);
+			fputc('\n', stderr);
+		}
+	}
+	free(line);
+	free(msg);
+}
+
 void bc_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	bc_message_begin();
-	fputs("bpfcollect: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void bc_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+unsigned long bc_errors_said(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&said_lock);
+	n = n_errors;
+	pthread_mutex_unlock(&said_lock);
+	return n;
+}
+
+void bc_messages_forget(void)
+{
+	pthread_mutex_lock(&said_lock);
+	bc_strtab_free(&said);
+	pthread_mutex_unlock(&said_lock);
 }
 
 /* All of fd (a pipe) into a new *buf, at most max bytes: -EFBIG beyond. */

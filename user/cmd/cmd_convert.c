@@ -73,6 +73,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 /* Replays args->exp into sink; 0, or -errno with one line in err. */
 static int replay(const struct convert_args *a, struct bc_sink *sink, char *err, size_t errlen)
 {
+	unsigned long said = bc_errors_said();
 	struct bc_er_info info;
 	int rc;
 
@@ -80,7 +81,9 @@ static int replay(const struct convert_args *a, struct bc_sink *sink, char *err,
 	err[0] = 0;
 	rc = bc_er_read_tree(a->exp, a->descendants, sink, &info, NULL, err, errlen);
 	bc_er_info_free(&info);
-	if (rc < 0 && !err[0])
+	if (rc < 0 && bc_errors_said() != said)
+		err[0] = 0; /* a sink that met the error (RTL's file) said it already, naming it */
+	else if (rc < 0 && !err[0])
 		snprintf(err, errlen, "%s", strerror(-rc));
 	return rc < 0 ? rc : 0;
 }
@@ -120,7 +123,7 @@ static int to_experiment(const struct convert_args *a)
 	sink = a->format->new_sink(&fa, err, sizeof(err));
 	if (sink && replay(a, sink, err, sizeof(err)) == 0)
 		exit_code = 0;
-	else
+	else if (err[0])
 		bc_error("convert: %s", err);
 	bc_sink_destroy(sink);
 	if (!exit_code && bc_archive_carry(a->exp, io, err, sizeof(err)) < 0) {
@@ -165,7 +168,7 @@ static int to_file(const struct convert_args *a)
 	/* a full disk does not stop the replay: the records after the cut are counted */
 	rc = replay(a, sink, err, sizeof(err));
 	bc_sink_destroy(sink);
-	if (rc < 0)
+	if (rc < 0 && err[0])
 		bc_error("convert: %s", err);
 	/* a file a full disk cut short ends whole; commit says what became of it */
 	if ((rc == 0 || bc_outfile_full(&out)) && bc_outfile_commit(&out, err, sizeof(err)) < 0) {
@@ -191,7 +194,7 @@ static int to_files(const struct convert_args *a)
 	sink = a->format->new_sink(&fa, err, sizeof(err));
 	rc = sink ? replay(a, sink, err, sizeof(err)) : -ENOMEM;
 	/* the files a full disk cut short, the sink has said (each ends at its last whole line) */
-	if (rc < 0 && rc != -ENOSPC && rc != -EDQUOT && rc != -EFBIG)
+	if (rc < 0 && rc != -ENOSPC && rc != -EDQUOT && rc != -EFBIG && err[0])
 		bc_error("convert: %s", err);
 	bc_sink_destroy(sink);
 	return rc < 0 ? 1 : 0;

@@ -24,6 +24,7 @@
 #include "bpfcollect/sink_calls.h"
 #include "bpfcollect/sink_filter.h"
 #include "bpfcollect/sink_text.h"
+#include "bpfcollect/termsafe.h"
 
 enum view {
 	VIEW_HEADER = 1,
@@ -69,7 +70,8 @@ static const struct view_def {
 	 "arguments and return value (record with --arg/--retval)"},
 	{"calltree", VIEW_CALLTREE, false,
 	 "the call tree, all threads merged: for each call path, inclusive\n"
-	 "time and calls; children by time (-n N: at most N per node)"},
+	 "time and calls; children by time (-n N: at most N per node);\n"
+	 "32 levels deep, what lies deeper one line per node"},
 	{"callers-callees", VIEW_CALLERS_CALLEES, true,
 	 "for each function matching FUNC (a glob): its callers, then *FUNC\n"
 	 "with its exclusive time, then its callees, each with the time\n"
@@ -205,6 +207,18 @@ static void describe_status(int status, char *buf, size_t len)
 		snprintf(buf, len, "status 0x%x", (unsigned int)status);
 }
 
+/*
+ * s on one line, every control character escaped (a newline in an argv
+ * would start a line of its own): in a buffer that lives until the next
+ * call. Strings of log.xml are at most a few KiB; longer ones are cut.
+ */
+static const char *one_line(const char *s)
+{
+	static char buf[16384];
+
+	return bc_term_escape(buf, sizeof(buf), s);
+}
+
 static void print_header(const char *exp, const struct bc_er_info *info,
 			 const struct bc_report *rep, FILE *out)
 {
@@ -214,13 +228,14 @@ static void print_header(const char *exp, const struct bc_er_info *info,
 	struct tm tm;
 	uint64_t lost = 0;
 
-	if (localtime_r(&wall, &tm))
+	/* a log without a run event says no time: "?", not the epoch */
+	if (wall && localtime_r(&wall, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm);
 	for (int i = 0; i < BC_LOSS_NR; i++)
 		lost += info->lost[i] > t->lost[i] ? info->lost[i] : t->lost[i];
 	fprintf(out, "Experiment:  %s%s\n", exp,
 		info->closed ? "" : "  (live: still being recorded, or the recorder died)");
-	fprintf(out, "Command:     %s\n", info->cmdline ? info->cmdline : "?");
+	fprintf(out, "Command:     %s\n", info->cmdline ? one_line(info->cmdline) : "?");
 	fprintf(out, "Process:     pid %" PRIu32 ", %zu processes, %zu threads\n", info->root_pid,
 		bc_report_nprocesses(rep), bc_report_nthreads(rep));
 	if (bc_report_pids_reused(rep))
@@ -239,8 +254,9 @@ static void print_header(const char *exp, const struct bc_er_info *info,
 							? info->last_ktime - info->start_ktime
 							: 0));
 	}
-	fprintf(out, "Recorded by: %s%s%s\n", info->collector ? info->collector : "?",
-		info->options ? ": " : "", info->options ? info->options : "");
+	fprintf(out, "Recorded by: %s", info->collector ? one_line(info->collector) : "?");
+	fprintf(out, "%s%s\n", info->options ? ": " : "",
+		info->options ? one_line(info->options) : "");
 	if (info->cut_short_errno) {
 		uint64_t unwritten = info->lost[BC_LOSS_UNWRITTEN] > t->lost[BC_LOSS_UNWRITTEN]
 					     ? info->lost[BC_LOSS_UNWRITTEN]
@@ -266,8 +282,24 @@ static void print_header(const char *exp, const struct bc_er_info *info,
 	fputc('\n', out);
 }
 
+/* What `report` was asked: the experiment, the views and how to show them. */
+struct report_args {
+	const char *exp;
+	enum bc_sort_key key;
+	bool descendants;
+	uint32_t pid;
+	size_t top;
+	int views;
+	bool default_views;
+	const char *calls_glob;
+	int argc, first_view; /* argv[first_view..argc): the views as given */
+	char **argv;
+	FILE *out; /* standard output, its control characters escaped (termsafe.h) */
+};
+
 /* Each `callers-callees FUNC` among the views argv[first..argc), in order. */
-static int print_callers_callees(const struct bc_calltree *tree, int argc, char **argv, int first)
+static int print_callers_callees(const struct bc_calltree *tree, FILE *out, int argc, char **argv,
+				 int first)
 {
 	bool shown = false;
 	int rc = 0;
@@ -282,8 +314,8 @@ static int print_callers_callees(const struct bc_calltree *tree, int argc, char 
 		if (v->view != VIEW_CALLERS_CALLEES)
 			continue;
 		if (shown)
-			putchar('\n');
-		rc = bc_calltree_print_callers_callees(tree, stdout, argv[i]);
+			fputc('\n', out);
+		rc = bc_calltree_print_callers_callees(tree, out, argv[i]);
 		shown = true;
 	}
 	return rc;
@@ -313,9 +345,14 @@ static int read_tree(const char *exp, bool descendants, uint32_t pid, struct bc_
 	return rc;
 }
 
-static int print_tree_views(const char *exp, bool descendants, uint32_t pid, int views, int argc,
-			    char **argv, int first, size_t top, char *err, size_t errlen)
+static int print_tree_views(const struct report_args *a, char *err, size_t errlen)
 {
+	const char *exp = a->exp;
+	bool descendants = a->descendants;
+	uint32_t pid = a->pid;
+	int views = a->views, argc = a->argc, first = a->first_view;
+	char **argv = a->argv;
+	size_t top = a->top;
 	struct bc_calltree *tree = bc_calltree_new();
 	struct bc_er_info again;
 	int rc;
@@ -330,37 +367,23 @@ static int print_tree_views(const char *exp, bool descendants, uint32_t pid, int
 	if (rc < 0)
 		goto out;
 	if (views & VIEW_CALLTREE) {
-		rc = bc_calltree_print(tree, stdout, top);
+		rc = bc_calltree_print(tree, a->out, top);
 		if (!rc && (views & (VIEW_CALLERS_CALLEES | VIEW_THREADS)))
-			putchar('\n');
+			fputc('\n', a->out);
 	}
 	if (!rc && (views & VIEW_CALLERS_CALLEES)) {
-		rc = print_callers_callees(tree, argc, argv, first);
+		rc = print_callers_callees(tree, a->out, argc, argv, first);
 		if (!rc && (views & VIEW_THREADS))
-			putchar('\n');
+			fputc('\n', a->out);
 	}
 	if (!rc && (views & VIEW_THREADS))
-		rc = bc_calltree_print_threads(tree, stdout);
+		rc = bc_calltree_print_threads(tree, a->out);
 	if (rc < 0)
 		snprintf(err, errlen, "report: %s", strerror(-rc));
 out:
 	bc_calltree_free(tree);
 	return rc;
 }
-
-/* What `report` was asked: the experiment, the views and how to show them. */
-struct report_args {
-	const char *exp;
-	enum bc_sort_key key;
-	bool descendants;
-	uint32_t pid;
-	size_t top;
-	int views;
-	bool default_views;
-	const char *calls_glob;
-	int argc, first_view; /* argv[first_view..argc): the views as given */
-	char **argv;
-};
 
 enum { OPT_LIST_VIEWS = 256, OPT_NO_DEMANGLE };
 
@@ -493,6 +516,7 @@ static int replay_view(const struct report_args *a, struct bc_sink *sink)
 static int print_report_views(struct report_args *a, const struct bc_report *rep,
 			      const struct bc_er_info *info, size_t n_exps)
 {
+	FILE *out = a->out;
 	char err[1024];
 	int rc;
 
@@ -500,35 +524,36 @@ static int print_report_views(struct report_args *a, const struct bc_report *rep
 	if (a->default_views && info->root_pid == 0)
 		a->views |= VIEW_PROCS;
 	if (a->views & VIEW_HEADER) {
-		print_header(a->exp, info, rep, stdout);
+		print_header(a->exp, info, rep, out);
 		if (n_exps > 1)
-			printf("Descendants: %zu subexperiments merged in (--founder-only: the "
-			       "founder alone)\n\n",
-			       n_exps - 1);
+			fprintf(out,
+				"Descendants: %zu subexperiments merged in (--founder-only: the "
+				"founder alone)\n\n",
+				n_exps - 1);
 	}
 	if (a->views & VIEW_PROCS) {
-		rc = bc_report_procs(a->exp, a->descendants, a->pid, stdout, err, sizeof(err));
+		rc = bc_report_procs(a->exp, a->descendants, a->pid, out, err, sizeof(err));
 		if (rc < 0 && !(a->default_views && rc == -ENOENT)) {
 			bc_error("%s", err);
 			return rc;
 		}
-		putchar('\n');
+		fputc('\n', out);
 	}
 	if (a->views & VIEW_FUNCTIONS) {
 		if (bc_report_nfuncs(rep) || info->funcs.n) {
-			bc_report_print_functions(rep, stdout, a->key, a->top);
-			putchar('\n');
+			bc_report_print_functions(rep, out, a->key, a->top);
+			fputc('\n', out);
 		} else if (a->views != VIEW_HEADER) {
-			printf("No function events in this experiment.\n\n");
+			fprintf(out, "No function events in this experiment.\n\n");
 		}
 	}
 	if (a->views & VIEW_SYSCALLS) {
 		if (bc_report_nsys(rep))
-			bc_report_print_syscalls(rep, stdout);
+			bc_report_print_syscalls(rep, out);
 		else if (!info->syscalls)
-			printf("No syscalls recorded (record with --syscalls).\n");
+			fprintf(out, "No syscalls recorded (record with --syscalls).\n");
 		else
-			printf("No syscalls recorded.\n");
+			fprintf(out, "No syscalls recorded.\n");
 	}
 	return 0;
 }
@@ -536,19 +561,19 @@ static int print_report_views(struct report_args *a, const struct bc_report *rep
 /* The views that replay the experiment again: events, calls, the call-tree views. */
 static int print_replay_views(const struct report_args *a)
 {
+	FILE *out = a->out;
 	char err[1024];
 	int rc = 0;
 
 	if (a->views & VIEW_EVENTS)
-		rc = replay_view(a, bc_text_sink_new(stdout));
+		rc = replay_view(a, bc_text_sink_new(out));
 	if (!rc && (a->views & VIEW_CALLS))
-		rc = replay_view(a, bc_calls_sink_new(stdout, a->calls_glob, a->top ? a->top : 50));
+		rc = replay_view(a, bc_calls_sink_new(out, a->calls_glob, a->top ? a->top : 50));
 	if (!rc && (a->views & VIEW_TREE_VIEWS)) {
 		/* The views above that end without a blank line. */
 		if (a->views & (VIEW_SYSCALLS | VIEW_EVENTS | VIEW_CALLS))
-			putchar('\n');
-		rc = print_tree_views(a->exp, a->descendants, a->pid, a->views, a->argc, a->argv,
-				      a->first_view, a->top, err, sizeof(err));
+			fputc('\n', out);
+		rc = print_tree_views(a, err, sizeof(err));
 		if (rc < 0)
 			bc_error("%s", err);
 	}
@@ -565,23 +590,24 @@ static int print_file_views(const struct report_args *a)
 		{VIEW_HEAP, BC_VIEW_HEAP}, {VIEW_LEAKS, BC_VIEW_LEAKS}, {VIEW_SYNC, BC_VIEW_SYNC}};
 	const char *exp = a->exp;
 	bool d = a->descendants;
+	FILE *out = a->out;
 	char err[1024];
 	int rc = 0;
 
 	if (a->views & VIEW_OVERVIEW)
-		rc = bc_report_overview(exp, d, stdout, err, sizeof(err));
+		rc = bc_report_overview(exp, d, out, err, sizeof(err));
 	if (!rc && (a->views & VIEW_PROFILE))
-		rc = bc_report_profile(exp, d, a->top, stdout, err, sizeof(err));
+		rc = bc_report_profile(exp, d, a->top, out, err, sizeof(err));
 	if (!rc && (a->views & VIEW_OFFCPU))
-		rc = bc_report_offcpu(exp, d, a->pid, a->top, stdout, err, sizeof(err));
+		rc = bc_report_offcpu(exp, d, a->pid, a->top, out, err, sizeof(err));
 	for (size_t i = 0; !rc && i < sizeof(trace_views) / sizeof(trace_views[0]); i++)
 		if (a->views & trace_views[i].view)
-			rc = bc_report_traces(exp, d, trace_views[i].which, a->top, stdout, err,
+			rc = bc_report_traces(exp, d, trace_views[i].which, a->top, out, err,
 					      sizeof(err));
 	if (!rc && (a->views & VIEW_IO))
-		rc = bc_report_io(exp, d, a->top, stdout, err, sizeof(err));
+		rc = bc_report_io(exp, d, a->top, out, err, sizeof(err));
 	if (!rc && (a->views & VIEW_OBJECTS))
-		rc = bc_report_objects(exp, d, stdout, err, sizeof(err));
+		rc = bc_report_objects(exp, d, out, err, sizeof(err));
 	if (rc < 0)
 		bc_error("%s", err);
 	return rc;
@@ -613,11 +639,19 @@ int bc_cmd_report(int argc, char **argv)
 		bc_error("%s", err);
 		goto out;
 	}
+	/* every view prints through one filter: names in them are the traced programs' */
+	a.out = bc_term_stream(stdout);
+	if (!a.out) {
+		bc_error("out of memory");
+		goto out;
+	}
 	if (print_report_views(&a, rep, &info, n_exps) < 0 || print_replay_views(&a) < 0 ||
 	    print_file_views(&a) < 0)
 		goto out;
-	exit_code = fflush(stdout) == 0 ? 0 : 1;
+	exit_code = fflush(a.out) == 0 && fflush(stdout) == 0 ? 0 : 1;
 out:
+	if (a.out && fclose(a.out) != 0)
+		exit_code = 1;
 	bc_report_free(rep);
 	bc_er_info_free(&info);
 	return exit_code;

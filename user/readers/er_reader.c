@@ -19,31 +19,14 @@
 #include <unistd.h>
 
 #include "bpfcollect/argspec.h"
+#include "bpfcollect/containers.h"
+#include "bpfcollect/infile.h"
 #include "er_replay.h"
 #include "bpfcollect/names.h"
 #include "bpfcollect/xml.h"
 
 #define NSEC_PER_SEC  1000000000ULL
 #define MAX_TEXT_FILE (256u << 20) /* functions: one line a probed function, never this big */
-
-/* Notes are advisory: one lost to a failed allocation beats failing the read. */
-void bc_er_note(struct bc_er_info *info, const char *fmt, ...)
-{
-	char *line, *all;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (asprintf(&all, "%s%s\n", info->notes ? info->notes : "", line) >= 0) {
-		free(info->notes);
-		info->notes = all;
-	}
-	free(line);
-}
 
 int bc_er_fail(struct bc_er_reader *r, int err, const char *fmt, ...)
 {
@@ -53,6 +36,18 @@ int bc_er_fail(struct bc_er_reader *r, int err, const char *fmt, ...)
 	vsnprintf(r->err, r->errlen, fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+int bc_er_open_file(struct bc_er_reader *r, const char *name, struct stat *st)
+{
+	char path[4096];
+	int fd = bc_in_openat(r->dirfd, name, false, st);
+
+	if (fd >= 0 || fd == -ENOENT)
+		return fd;
+	snprintf(path, sizeof(path), "%s/%s", r->path, name);
+	bc_in_error(r->err, r->errlen, path, fd, st);
+	return fd;
 }
 
 /*
@@ -68,14 +63,14 @@ static int map_text(struct bc_er_reader *r, const char *name, char **buf, size_t
 
 	*buf = NULL;
 	*len = 0;
-	fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC);
+	fd = bc_er_open_file(r, name, &st);
 	if (fd < 0)
-		return errno == ENOENT
-			       ? -ENOENT
-			       : bc_er_fail(r, -errno, "%s/%s: %s", r->path, name, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_TEXT_FILE)
-		err = bc_er_fail(r, -EINVAL, "%s/%s: not a regular file of a sane size", r->path,
-				 name);
+		return fd;
+	if (st.st_size > MAX_TEXT_FILE)
+		err = bc_er_fail(r, -EFBIG,
+				 "%s/%s: %lld bytes, more than a text file of an "
+				 "experiment holds (%u): refused",
+				 r->path, name, (long long)st.st_size, MAX_TEXT_FILE);
 	else if (st.st_size && (*buf = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
 					    fd, 0)) == MAP_FAILED)
 		err = bc_er_fail(r, -errno, "%s/%s: mmap: %s", r->path, name, strerror(errno));
@@ -397,6 +392,7 @@ static int log_event(struct bc_er_reader *r, const struct bc_xml_elem *e)
 			return bc_er_fail(r, -EINVAL, "%s/log.xml:%u: bad run tstamp", r->path,
 					  e->line);
 		info->start_ktime = t;
+		r->saw_run = true;
 		if (parse_s64(bc_xml_attr(e, "time"), &s))
 			info->wall_time = s;
 	} else if (!strcmp(kind, "exit")) {
@@ -419,6 +415,8 @@ static int log_element(struct bc_er_reader *r, const struct bc_xml_elem *e)
 	uint64_t u;
 	int err = 0;
 
+	if (!strcmp(e->name, "experiment"))
+		r->saw_experiment = true;
 	if (!strcmp(e->name, "experiment") && (v = bc_xml_attr(e, "version"))) {
 		if (sscanf(v, "%u.%u", &info->version_major, &info->version_minor) < 1)
 			return bc_er_fail(r, -EINVAL, "%s/log.xml:%u: bad experiment version '%s'",
@@ -479,6 +477,17 @@ static int parse_log(struct bc_er_reader *r)
 	bc_xml_fini(&x);
 	if (err)
 		return err;
+	/*
+	 * Every writer's log opens with <experiment>, and gprofng needs a run
+	 * event (it reads a log that lacks the other): without both, the file
+	 * is empty or no experiment's log.
+	 */
+	if (!r->saw_experiment && !r->saw_run)
+		return bc_er_fail(r, -EINVAL,
+				  "%s/log.xml holds neither an <experiment> element nor a run "
+				  "event: the experiment is damaged (an empty or foreign "
+				  "log.xml); give a whole experiment",
+				  r->path);
 
 	if (info->version_major > 12)
 		return bc_er_fail(
@@ -577,22 +586,24 @@ out:
 }
 
 /*
- * Whether the experiment's kallmodsyms can name kernel PCs: a regular file,
- * never a link (a link planted there would make convert copy, and report
- * read, whatever it points to). Anything else there is noted and ignored.
+ * info->kallmodsyms: its path when the experiment has one that reads (the
+ * sinks replayed into open it by name: it must be a regular file now).
  */
-static bool kernel_symbols_usable(struct bc_er_reader *r, struct bc_er_info *info)
+static int find_kallmodsyms(struct bc_er_reader *r)
 {
 	struct stat st;
+	int fd = bc_er_open_file(r, "kallmodsyms", &st);
 
-	if (fstatat(r->dirfd, "kallmodsyms", &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return false;
-	if (!S_ISREG(st.st_mode)) {
-		bc_er_note(info, "kallmodsyms: not a regular file (a link?): ignored, kernel "
-				 "PCs stay unnamed");
-		return false;
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	close(fd);
+	if (asprintf(&r->info->kallmodsyms, "%s/kallmodsyms", r->path) < 0) {
+		r->info->kallmodsyms = NULL;
+		return bc_er_fail(r, -ENOMEM, "%s: out of memory", r->path);
 	}
-	return faccessat(r->dirfd, "kallmodsyms", R_OK, 0) == 0;
+	return 0;
 }
 
 int bc_er_reader_open(struct bc_er_reader *rd, const char *exp_path, struct bc_er_info *info,
@@ -626,12 +637,8 @@ int bc_er_reader_open(struct bc_er_reader *rd, const char *exp_path, struct bc_e
 			goto out;
 	for (uint32_t f = 0; f < BC_ER_NFILES; f++)
 		stored += info->files[f].records + info->files[f].bad_records;
-	if (kernel_symbols_usable(&r, info) &&
-	    asprintf(&info->kallmodsyms, "%s/kallmodsyms", exp_path) < 0) {
-		info->kallmodsyms = NULL;
-		ret = bc_er_fail(&r, -ENOMEM, "%s: out of memory", exp_path);
+	if ((ret = find_kallmodsyms(&r)))
 		goto out;
-	}
 	if (!info->closed)
 		bc_er_note(info,
 			   "log.xml: no exit event: experiment not closed (still recording, or "
@@ -678,6 +685,9 @@ void bc_er_info_free(struct bc_er_info *info)
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
+	if (info->notes_seen)
+		bc_strtab_free(info->notes_seen);
+	free(info->notes_seen);
 	for (size_t i = 0; info->argv && info->argv[i]; i++)
 		free(info->argv[i]);
 	free(info->argv);

@@ -110,17 +110,13 @@ int bc_er_index_file(struct bc_er_reader *r, enum bc_er_file f)
 	uint64_t off = 0;
 	int fd, err;
 
-	fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC);
+	fd = bc_er_open_file(r, name, &sb);
 	if (fd < 0) {
-		if (errno != ENOENT)
-			return bc_er_fail(r, -errno, "%s/%s: %s", r->path, name, strerror(errno));
+		if (fd != -ENOENT)
+			return fd;
 		if (info->format >= bc_er_file_since(f))
 			bc_er_note(info, "%s: missing", name);
 		return 0;
-	}
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return bc_er_fail(r, -EINVAL, "%s/%s: not a regular file", r->path, name);
 	}
 	st->bytes = sb.st_size;
 	if (st->bytes) {

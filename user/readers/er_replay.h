@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/state.h"
@@ -92,14 +93,26 @@ struct bc_er_reader {
 	char *err;
 	size_t errlen;
 	struct bc_er_mapq mq;
+	bool saw_experiment; /* log.xml's <experiment> element was read */
+	bool saw_run;	     /* and its run event */
 	struct bc_er_replay rp;
 };
 
-/* Appends one line to info->notes; a note lost to a failed allocation is dropped. */
+/*
+ * Appends one line to info->notes in O(1) amortised: a line already there
+ * is not added again, and past BC_ER_NOTES_MAX distinct lines one more says
+ * the rest are left out. A note lost to a failed allocation is dropped.
+ */
 __attribute__((format(printf, 2, 3))) void bc_er_note(struct bc_er_info *info, const char *fmt,
 						      ...);
 /* A .bcreserve a killed recording left in the experiment dirfd: removed, with a note. */
 void bc_er_remove_stale_reserve(int dirfd, struct bc_er_info *info);
+/*
+ * Opens the experiment's file name (bc_in_openat: a regular file, never
+ * through a link, never waiting on a FIFO): the fd, -ENOENT quietly, or
+ * -errno with one line in r->err naming the file.
+ */
+int bc_er_open_file(struct bc_er_reader *r, const char *name, struct stat *st);
 /* Writes the message into r->err and returns err. */
 __attribute__((format(printf, 3, 4))) int bc_er_fail(struct bc_er_reader *r, int err,
 						     const char *fmt, ...);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/cli.h"
 #include "bpfcollect/experiment.h"
 #include "er_replay.h"
 
@@ -172,9 +173,8 @@ out:
 /* A subexperiment that cannot be read: said, and left out of what is shown. */
 static void skip_warning(const char *exp_path, const char *name, const char *why)
 {
-	fflush(stdout);
-	fprintf(stderr, "bpfcollect: warning: %s/%s cannot be read (%s); it is skipped\n", exp_path,
-		name, why);
+	/* once per subexperiment and reason, however many passes a report makes */
+	bc_warn("%s/%s cannot be read (%s); it is skipped", exp_path, name, why);
 }
 
 int bc_er_tree_each(const char *exp_path, bool descendants, bc_er_each_fn fn, void *arg, char *err,

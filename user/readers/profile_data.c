@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include "bpfcollect/infile.h"
 #include "bpfcollect/profile_data.h"
 
 #define MAX_FILE	  (1ULL << 32)
@@ -18,34 +21,47 @@
 #define INFO_COMPRESSED	  0x80000000U
 #define KERNEL_SYMS_LIMIT 4000000
 
-static int read_whole(const char *exp, const char *name, char **buf, size_t *len)
+/* exp/name whole into *buf (NUL-terminated): 0, or -errno with one line in err. */
+static int read_whole(const char *exp, const char *name, char **buf, size_t *len, char *err,
+		      size_t errlen)
 {
 	char path[4096];
 	struct stat st;
-	FILE *f;
-	int rc = 0;
+	FILE *f = NULL;
+	int fd, rc = 0;
 
 	*buf = NULL;
 	*len = 0;
 	snprintf(path, sizeof(path), "%s/%s", exp, name);
-	f = fopen(path, "rbe");
-	if (!f)
-		return -errno;
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (unsigned long long)st.st_size > MAX_FILE) {
-		fclose(f);
-		return -EINVAL;
+	fd = bc_in_openat(AT_FDCWD, path, false, &st);
+	if (fd < 0) {
+		bc_in_error(err, errlen, path, fd, &st);
+		return fd;
 	}
-	*buf = malloc((size_t)st.st_size + 1);
+	if ((unsigned long long)st.st_size > MAX_FILE) {
+		snprintf(err, errlen, "%s: %lld bytes, more than is read (%llu): refused", path,
+			 (long long)st.st_size, (unsigned long long)MAX_FILE);
+		rc = -EFBIG;
+		goto out;
+	}
+	f = fdopen(fd, "rb");
+	*buf = f ? malloc((size_t)st.st_size + 1) : NULL;
 	if (!*buf) {
-		fclose(f);
-		return -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory", path);
+		rc = -ENOMEM;
+		goto out;
 	}
 	*len = fread(*buf, 1, (size_t)st.st_size, f);
 	(*buf)[*len] = 0;
-	if (ferror(f))
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(EIO));
 		rc = -EIO;
-	fclose(f);
+	}
+out:
+	if (f)
+		fclose(f);
+	else
+		close(fd);
 	return rc;
 }
 
@@ -283,13 +299,13 @@ static int read_traces(const char *exp, struct bc_prof_data *d, const char *name
 {
 	char *buf = NULL;
 	size_t len = 0;
-	int rc = read_whole(exp, name, &buf, &len);
+	int rc = read_whole(exp, name, &buf, &len, err, errlen);
 
-	if (rc == -ENOENT)
-		return 0;
-	if (rc == 0 && !strcmp(name, "iotrace"))
+	if (rc < 0)
+		return rc == -ENOENT ? 0 : rc;
+	if (!strcmp(name, "iotrace"))
 		rc = parse_io(d, buf, len);
-	else if (rc == 0)
+	else
 		rc = parse_traces(d, buf, len, !strcmp(name, "heaptrace"));
 	if (rc < 0)
 		snprintf(err, errlen, "%s/%s: %s", exp, name, strerror(-rc));
@@ -304,34 +320,31 @@ int bc_prof_data_read(const char *exp, struct bc_prof_data *d, char *err, size_t
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	rc = read_whole(exp, "log.xml", &log, &len);
-	if (rc < 0) {
-		snprintf(err, errlen, "%s/log.xml: %s", exp, strerror(-rc));
+	rc = read_whole(exp, "log.xml", &log, &len, err, errlen);
+	if (rc < 0)
 		goto out;
-	}
 	d->ptimer_us = find_ptimer(log);
 	d->has_heap = strstr(log, "<profile name=\"heaptrace\"") != NULL;
 	d->has_sync = strstr(log, "<profile name=\"synctrace\"") != NULL;
 	d->has_io = strstr(log, "<profile name=\"iotrace\"") != NULL;
 	if (!d->ptimer_us && !d->has_heap && !d->has_sync && !d->has_io)
 		goto out;
-	rc = read_whole(exp, "data.frameinfo", &d->frame_buf, &len);
-	if (rc == 0) {
-		rc = bc_prof_frames_parse(d, len);
-	} else if (rc == -ENOENT) {
+	rc = read_whole(exp, "data.frameinfo", &d->frame_buf, &len, err, errlen);
+	if (rc == -ENOENT)
 		rc = 0; /* no sample, or every one without a stack */
-	}
-	if (rc < 0) {
+	else if (rc < 0)
+		goto out;
+	else if ((rc = bc_prof_frames_parse(d, len)) < 0) {
 		snprintf(err, errlen, "%s/data.frameinfo: %s", exp, strerror(-rc));
 		goto out;
 	}
 	if (d->ptimer_us) {
-		rc = read_whole(exp, "profile", &clock, &len);
+		rc = read_whole(exp, "profile", &clock, &len, err, errlen);
 		if (rc == -ENOENT)
 			rc = 0;
-		else if (rc == 0)
-			rc = parse_clock(d, clock, len);
-		if (rc < 0) {
+		else if (rc < 0)
+			goto out;
+		else if ((rc = parse_clock(d, clock, len)) < 0) {
 			snprintf(err, errlen, "%s/profile: %s", exp, strerror(-rc));
 			goto out;
 		}
@@ -398,14 +411,21 @@ bool bc_ksym_gprofng_keeps(const char *name)
 int bc_ksyms_read(const char *exp, struct bc_ksyms *k)
 {
 	char path[4096], line[1024];
+	struct stat st;
 	size_t cap = 0;
 	FILE *f;
+	int fd;
 
 	memset(k, 0, sizeof(*k));
 	snprintf(path, sizeof(path), "%s/kallmodsyms", exp);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? 0 : -errno;
+	fd = bc_in_openat(AT_FDCWD, path, false, &st);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
 	while (fgets(line, sizeof(line), f) && k->n < KERNEL_SYMS_LIMIT) {
 		unsigned long long addr, size;
 		char type, name[512], module[128] = "";

@@ -126,6 +126,9 @@ static void series_close(struct dump *d, const char *why, size_t off)
 
 static int series_append(struct dump *d, const struct bc_gtf_rec *r)
 {
+	/* a record without data (total length 0) may come before any buffer exists */
+	if (!r->data_len)
+		return 0;
 	if (d->s.len + r->data_len > d->s.cap) {
 		size_t cap = d->s.cap ? d->s.cap : 4096;
 		uint8_t *v;
@@ -216,7 +219,8 @@ static void later_part(struct dump *d, const struct bc_gtf_rec *r)
 	}
 	if (!d->s.broken) {
 		d->st->series++;
-		print_event(d, &d->s.head, d->s.data, d->s.len, d->s.parts);
+		print_event(d, &d->s.head, d->s.data ? d->s.data : (const uint8_t *)"", d->s.len,
+			    d->s.parts);
 	}
 	d->s.open = false;
 	d->s.len = 0;

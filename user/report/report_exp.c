@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bpfcollect/experiment.h"
+#include "bpfcollect/infile.h"
 #include "bpfcollect/overview.h"
 #include "bpfcollect/report.h"
 #include "bpfcollect/report_exp.h"
@@ -25,7 +26,10 @@ static int one_overview(const char *path, const char *label, size_t index, void 
 		return 0;
 	}
 	if (rc < 0) {
-		snprintf(err, errlen, "%s/overview: %s", path, strerror(-rc));
+		char file[4200];
+
+		snprintf(file, sizeof(file), "%s/overview", path);
+		bc_in_error(err, errlen, file, rc, NULL);
 		return rc;
 	}
 	fprintf(out, "%s (%s):\n", path, label);
@@ -37,9 +41,12 @@ static int one_overview(const char *path, const char *label, size_t index, void 
 
 int bc_report_overview(const char *exp_path, bool descendants, FILE *out, char *err, size_t errlen)
 {
-	int rc = bc_er_tree_each(exp_path, descendants, one_overview, out, err, errlen);
+	int rc;
 
-	if (rc < 0)
+	if (errlen)
+		err[0] = 0;
+	rc = bc_er_tree_each(exp_path, descendants, one_overview, out, err, errlen);
+	if (rc < 0 && errlen && !err[0])
 		snprintf(err, errlen, "%s: cannot read the overview: %s", exp_path, strerror(-rc));
 	return rc;
 }
@@ -127,9 +134,13 @@ static int one_objects(const char *path, const char *label, size_t index, void *
 
 int bc_report_objects(const char *exp_path, bool descendants, FILE *out, char *err, size_t errlen)
 {
-	int rc = bc_er_tree_each(exp_path, descendants, one_objects, out, err, errlen);
+	int rc;
 
-	if (rc < 0)
+	if (errlen)
+		err[0] = 0;
+	rc = bc_er_tree_each(exp_path, descendants, one_objects, out, err, errlen);
+	/* the reader's own line names the file at fault: keep it */
+	if (rc < 0 && errlen && !err[0])
 		snprintf(err, errlen, "%s: cannot read the load objects: %s", exp_path,
 			 strerror(-rc));
 	return rc;

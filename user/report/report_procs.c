@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfcollect/termsafe.h"
 #include "bpfcollect/experiment.h"
 #include "bpfcollect/containers.h"
 #include "bpfcollect/report_procs.h"
@@ -34,7 +35,7 @@ struct thread_acc {
 
 struct proc_acc {
 	uint32_t pid;
-	char comm[BC_COMM_LEN + 1];
+	char comm[BC_COMM_LEN * BC_TERM_ESC_MAX + 1];
 	uint64_t first_ktime, last_ktime;
 	uint64_t off_ns, sleep_ns, wait_ns, longest_ns;
 	uint64_t voluntary, preempted;
@@ -114,10 +115,14 @@ static struct thread_acc *thread_get(struct procs_sink *s, uint32_t tid, uint32_
 	return v;
 }
 
+/* The name as shown: one line, control characters escaped (termsafe.h). */
 static void set_comm(struct proc_acc *p, const char *comm)
 {
-	memcpy(p->comm, comm, BC_COMM_LEN);
-	p->comm[BC_COMM_LEN] = 0;
+	char raw[BC_COMM_LEN + 1];
+
+	memcpy(raw, comm, BC_COMM_LEN);
+	raw[BC_COMM_LEN] = 0;
+	bc_term_escape(p->comm, sizeof(p->comm), raw);
 }
 
 static int on_offcpu(struct procs_sink *s, struct proc_acc *p, const struct bc_rec_offcpu *o)

@@ -8,6 +8,7 @@
 #include "bpfcollect/names.h"
 #include "bpfcollect/report.h"
 #include "bpfcollect/report_tree.h"
+#include "bpfcollect/termsafe.h"
 
 #define COUNT_LEN 24 /* UINT64_MAX in decimal, plus NUL */
 #define TIME_LEN  32 /* "-18446744073.709551615" */
@@ -22,7 +23,7 @@ static const char *const titles[NCOLS] = {
 
 struct thread_row {
 	char cell[NCOLS][TIME_LEN];
-	const char *comm;
+	char comm[BC_COMM_LEN * BC_TERM_ESC_MAX + 1]; /* one line, escaped (termsafe.h) */
 };
 
 static int cmp_thread(const void *pa, const void *pb)
@@ -67,7 +68,11 @@ static void fill_row(struct thread_row *row, const struct bc_tree_thread *th, ui
 		bc_format_duration(row->cell[TRACED], th->traced_ns);
 	else
 		strcpy(row->cell[TRACED], "-");
-	row->comm = th->comm[0] ? th->comm : "-";
+	char raw[BC_COMM_LEN + 1];
+
+	memcpy(raw, th->comm, BC_COMM_LEN);
+	raw[BC_COMM_LEN] = 0;
+	bc_term_escape(row->comm, sizeof(row->comm), raw[0] ? raw : "-");
 }
 
 static void print_cells(FILE *out, const int *w, char cell[][TIME_LEN], const char *last)

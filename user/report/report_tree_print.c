@@ -57,12 +57,13 @@ static void print_tree_notes(const struct bc_calltree *t, FILE *out)
 
 /* ---------------------------------------------------------------- calltree */
 
-/* One printed line: a node, or the sum of the siblings past the limit. */
+/* One printed line: a node, the sum of the siblings past the limit, or what lies too deep. */
 struct tree_row {
-	const struct bc_tree_node *node; /* NULL: a "(N more)" line */
+	const struct bc_tree_node *node; /* NULL: a "(N more)" or a folded line */
 	size_t depth;
 	bool last; /* the last line among its siblings */
 	size_t more;
+	size_t folded; /* levels below BC_CALLTREE_DEPTH_SHOWN, summed on this line */
 	uint64_t calls;
 	uint64_t time_ns;
 	bool timed;
@@ -132,6 +133,48 @@ static int push_level(const struct bc_calltree *t, struct tree_level **levels, s
 	return 0;
 }
 
+/*
+ * What lies below node, which is at the deepest level shown, as one row:
+ * its children's calls and time, and how many levels deep the subtree
+ * goes. Iterative, over every node below once. -errno.
+ */
+static int fold_row(const struct bc_calltree *t, const struct bc_tree_node *node, size_t depth,
+		    struct tree_row *row)
+{
+	struct fold_item {
+		const struct bc_tree_node *node;
+		size_t depth;
+	} *todo = NULL;
+	size_t n = 0, cap = 0;
+	int err = BC_GROW(todo, cap, 1);
+
+	*row = (struct tree_row){.depth = depth + 1, .last = true};
+	if (!err)
+		todo[n++] = (struct fold_item){node, 0};
+	while (!err && n) {
+		struct fold_item it = todo[--n];
+		const struct bc_tree_node **kids;
+		size_t nk;
+
+		if (it.depth > row->folded)
+			row->folded = it.depth;
+		err = bc_calltree_children(t, it.node, &kids, &nk);
+		if (!err)
+			err = BC_GROW(todo, cap, n + nk);
+		for (size_t i = 0; !err && i < nk; i++) {
+			todo[n++] = (struct fold_item){kids[i], it.depth + 1};
+			if (it.depth)
+				continue;
+			row->calls += kids[i]->calls;
+			row->time_ns += kids[i]->incl_ns;
+			row->timed |= kids[i]->returns != 0;
+		}
+		free(kids);
+	}
+	free(todo);
+	return err;
+}
+
 /* The rows of the tree, in print order: depth first, children sorted. -errno. */
 static int collect_rows(const struct bc_calltree *t, struct tree_rows *rows, size_t per_level)
 {
@@ -154,8 +197,18 @@ static int collect_rows(const struct bc_calltree *t, struct tree_rows *rows, siz
 			row.time_ns = node->incl_ns;
 			row.timed = node->returns != 0;
 			err = add_row(rows, &row);
-			if (!err)
+			/*
+			 * Deep recursion makes chains thousands of levels long, and
+			 * each line is indented by its depth: the output would grow
+			 * with its square. Below the deepest level shown, one line.
+			 */
+			if (!err && depth == BC_CALLTREE_DEPTH_SHOWN) {
+				err = fold_row(t, node, depth, &row);
+				if (!err && row.folded)
+					err = add_row(rows, &row);
+			} else if (!err) {
 				err = push_level(t, &levels, &depth, &cap, node, per_level);
+			}
 		} else if (l->pos < l->n) {
 			row.last = true;
 			row.more = l->n - l->pos;
@@ -225,6 +278,9 @@ int bc_calltree_print(const struct bc_calltree *t, FILE *out, size_t per_level)
 		if (row->node)
 			fprintf(out, "%s%s\n", row->node->name,
 				row->node->recursive ? " (recursive)" : "");
+		else if (row->folded)
+			fprintf(out, "(%zu deeper level%s folded)\n", row->folded,
+				row->folded > 1 ? "s" : "");
 		else
 			fprintf(out, "(%zu more)\n", row->more);
 	}

@@ -15,11 +15,17 @@
 
 /* A scope open on a thread of the file being read. */
 struct rtl_open {
-	uint32_t tid;
-	bool explicit_;
-	char *name;
+	uint32_t name_id, tid;
 	uint64_t start_ms, child_ms;
 	size_t line;
+};
+
+/* The scopes of one kind open on one thread, innermost last. */
+struct rtl_stack {
+	uint32_t tid;
+	bool explicit_;
+	struct rtl_open *v;
+	size_t n, cap;
 };
 
 void bc_rtl_stat_init(struct bc_rtl_stat *s, bool by_thread)
@@ -28,21 +34,32 @@ void bc_rtl_stat_init(struct bc_rtl_stat *s, bool by_thread)
 	s->by_thread = by_thread;
 }
 
+/* (name, kind, thread) as one id-map key: names are fewer than 2^31 (bc_strtab). */
+static uint64_t name_key(uint32_t name_id, bool explicit_, uint32_t tid)
+{
+	return (uint64_t)name_id << 33 | (uint64_t)explicit_ << 32 | tid;
+}
+
 static void close_all_open(struct bc_rtl_stat *s)
 {
-	for (size_t i = 0; i < s->n_open; i++)
-		free(s->open[i].name);
-	s->n_open = 0;
+	for (size_t i = 0; i < s->n_stacks; i++)
+		free(s->stacks[i].v);
+	free(s->stacks);
+	s->stacks = NULL;
+	s->n_stacks = s->cap_stacks = 0;
+	bc_idmap_free(&s->stack_index);
+	bc_idmap_free(&s->open_count);
 }
 
 void bc_rtl_stat_free(struct bc_rtl_stat *s)
 {
 	close_all_open(s);
-	free(s->open);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].name);
 	free(s->v);
 	free(s->report);
+	bc_strtab_free(&s->names);
+	bc_idmap_free(&s->stat_index);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -83,104 +100,175 @@ static void problem(struct bc_rtl_stat *s, const char *file, size_t line, const 
 
 /* ------------------------------------------------------------ the scopes timed */
 
-static struct bc_rtl_scope_stat *stat_of(struct bc_rtl_stat *s, const char *name, bool explicit_,
+/* The index of s->v's entries again, after a sort moved them. */
+static int reindex_stats(struct bc_rtl_stat *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct bc_rtl_scope_stat *e = &s->v[i];
+		uint32_t *val;
+		int err = bc_idmap_get_or_add(&s->stat_index,
+					      name_key(e->name_id, e->explicit_, e->tid),
+					      (uint32_t)i, &val);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static struct bc_rtl_scope_stat *stat_of(struct bc_rtl_stat *s, uint32_t name_id, bool explicit_,
 					 uint32_t tid)
 {
 	struct bc_rtl_scope_stat *e;
+	uint32_t *idx;
 
 	if (!s->by_thread)
 		tid = 0;
-	/* most recent first: a scope closes where the ones near it close */
-	for (size_t i = s->n; i-- > 0;)
-		if (s->v[i].tid == tid && s->v[i].explicit_ == explicit_ &&
-		    !strcmp(s->v[i].name, name))
-			return &s->v[i];
-	if (BC_GROW(s->v, s->cap, s->n + 1))
+	if (s->n && !s->stat_index.n && reindex_stats(s))
 		return NULL;
+	if (bc_idmap_get_or_add(&s->stat_index, name_key(name_id, explicit_, tid), (uint32_t)s->n,
+				&idx))
+		return NULL;
+	if (*idx < s->n)
+		return &s->v[*idx];
+	if (BC_GROW(s->v, s->cap, s->n + 1))
+		goto fail;
 	e = &s->v[s->n];
 	memset(e, 0, sizeof(*e));
-	e->name = strdup(name);
+	e->name = strdup(s->names.v[name_id]);
 	if (!e->name)
-		return NULL;
+		goto fail;
+	e->name_id = name_id;
 	e->explicit_ = explicit_;
 	e->tid = tid;
 	e->min_ms = UINT64_MAX;
 	s->n++;
 	return e;
+fail:
+	bc_idmap_remove(&s->stat_index, name_key(name_id, explicit_, tid));
+	return NULL;
 }
 
-/* The open scope of tid's kind nearest the top named name (NULL: any), as an index + 1. */
-static size_t find_open(const struct bc_rtl_stat *s, uint32_t tid, bool explicit_, const char *name)
+/* The stack of tid's scopes of a kind; created when create. NULL: none (or -ENOMEM). */
+static struct rtl_stack *stack_of(struct bc_rtl_stat *s, uint32_t tid, bool explicit_, bool create)
 {
-	for (size_t i = s->n_open; i-- > 0;) {
-		const struct rtl_open *o = &s->open[i];
+	uint64_t key = (uint64_t)explicit_ << 32 | tid;
+	uint32_t *idx = bc_idmap_find(&s->stack_index, key);
 
-		if (o->tid == tid && o->explicit_ == explicit_ && (!name || !strcmp(o->name, name)))
-			return i + 1;
-	}
-	return 0;
+	if (idx)
+		return &s->stacks[*idx];
+	if (!create || BC_GROW(s->stacks, s->cap_stacks, s->n_stacks + 1) ||
+	    bc_idmap_get_or_add(&s->stack_index, key, (uint32_t)s->n_stacks, &idx))
+		return NULL;
+	s->stacks[s->n_stacks] = (struct rtl_stack){.tid = tid, .explicit_ = explicit_};
+	return &s->stacks[s->n_stacks++];
+}
+
+/* How many scopes named name_id are open on st (the count kept beside it). */
+static uint32_t *open_count(struct bc_rtl_stat *s, const struct rtl_stack *st, uint32_t name_id)
+{
+	return bc_idmap_find(&s->open_count, name_key(name_id, st->explicit_, st->tid));
 }
 
 static int push(struct bc_rtl_stat *s, uint32_t tid, bool explicit_, const char *name, uint64_t ms,
 		size_t line)
 {
-	struct rtl_open *o;
+	struct rtl_stack *st = stack_of(s, tid, explicit_, true);
+	uint32_t name_id, *count;
 
-	if (BC_GROW(s->open, s->cap_open, s->n_open + 1))
+	if (!st || BC_GROW(st->v, st->cap, st->n + 1) < 0 ||
+	    bc_strtab_intern(&s->names, name, strlen(name), &name_id) < 0 ||
+	    bc_idmap_get_or_add(&s->open_count, name_key(name_id, explicit_, tid), 0, &count))
 		return -ENOMEM;
-	o = &s->open[s->n_open];
-	*o = (struct rtl_open){.tid = tid, .explicit_ = explicit_, .start_ms = ms, .line = line};
-	o->name = strdup(name);
-	if (!o->name)
-		return -ENOMEM;
-	s->n_open++;
+	(*count)++;
+	st->v[st->n++] =
+		(struct rtl_open){.name_id = name_id, .tid = tid, .start_ms = ms, .line = line};
 	return 0;
 }
 
-/* Removes open scope at index i (its place closes up). */
-static void drop_open(struct bc_rtl_stat *s, size_t i)
+/* Drops st's innermost scope. */
+static void drop_top(struct bc_rtl_stat *s, struct rtl_stack *st)
 {
-	free(s->open[i].name);
-	memmove(&s->open[i], &s->open[i + 1], (s->n_open - i - 1) * sizeof(*s->open));
-	s->n_open--;
+	uint32_t *count = open_count(s, st, st->v[--st->n].name_id);
+
+	if (count && *count)
+		(*count)--;
+}
+
+/* The innermost scope is name's: times it into its stats and its parent's children. */
+static int time_top(struct bc_rtl_stat *s, struct rtl_stack *st, uint64_t ms)
+{
+	const struct rtl_open *o = &st->v[st->n - 1];
+	uint64_t d = ms >= o->start_ms ? ms - o->start_ms : 0;
+	struct bc_rtl_scope_stat *e = stat_of(s, o->name_id, st->explicit_, st->tid);
+
+	if (!e)
+		return -ENOMEM;
+	e->count++;
+	e->total_ms += d;
+	e->exclusive_ms += d > o->child_ms ? d - o->child_ms : 0;
+	if (d < e->min_ms)
+		e->min_ms = d;
+	if (d > e->max_ms)
+		e->max_ms = d;
+	drop_top(s, st);
+	/* its time is its parent's children's */
+	if (st->n)
+		st->v[st->n - 1].child_ms += d;
+	return 0;
 }
 
 /* A } for name on tid: times the scope, or says what is wrong. */
 static int pop(struct bc_rtl_stat *s, const char *file, size_t line, uint32_t tid, bool explicit_,
 	       const char *name, uint64_t ms)
 {
-	size_t top = find_open(s, tid, explicit_, NULL), match = find_open(s, tid, explicit_, name);
-	struct bc_rtl_scope_stat *st;
-	struct rtl_open *o;
-	uint64_t d;
+	struct rtl_stack *st = stack_of(s, tid, explicit_, false);
+	int64_t name_id = bc_strtab_find(&s->names, name, strlen(name));
+	uint32_t *count = st && name_id >= 0 ? open_count(s, st, (uint32_t)name_id) : NULL;
 
-	if (!match) {
+	if (!count || !*count) {
 		problem(s, file, line, "} %s closes nothing open on thread %" PRIu32, name, tid);
 		return 0;
 	}
 	/* the ones above it were left without their } */
-	while ((top = find_open(s, tid, explicit_, NULL)) != match) {
+	while (st->v[st->n - 1].name_id != (uint32_t)name_id) {
+		const struct rtl_open *o = &st->v[st->n - 1];
+
 		problem(s, file, line, "} %s while %s (line %zu) is open on thread %" PRIu32, name,
-			s->open[top - 1].name, s->open[top - 1].line, tid);
-		drop_open(s, top - 1);
+			s->names.v[o->name_id], o->line, tid);
+		drop_top(s, st);
 	}
-	o = &s->open[match - 1];
-	d = ms >= o->start_ms ? ms - o->start_ms : 0;
-	st = stat_of(s, name, explicit_, tid);
-	if (!st)
+	return time_top(s, st, ms);
+}
+
+static int by_line(const void *a, const void *b)
+{
+	const struct rtl_open *x = a, *y = b;
+
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/* The scopes still open at a file's end are problems, said in the order they opened. */
+static int never_closed(struct bc_rtl_stat *s, const char *file)
+{
+	struct rtl_open *all;
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < s->n_stacks; i++)
+		n += s->stacks[i].n;
+	if (!n)
+		return 0;
+	all = calloc(n, sizeof(*all));
+	if (!all)
 		return -ENOMEM;
-	st->count++;
-	st->total_ms += d;
-	st->exclusive_ms += d > o->child_ms ? d - o->child_ms : 0;
-	if (d < st->min_ms)
-		st->min_ms = d;
-	if (d > st->max_ms)
-		st->max_ms = d;
-	drop_open(s, match - 1);
-	/* its time is its parent's children's */
-	top = find_open(s, tid, explicit_, NULL);
-	if (top)
-		s->open[top - 1].child_ms += d;
+	for (size_t i = 0; i < s->n_stacks; i++)
+		for (size_t j = 0; j < s->stacks[i].n; j++)
+			all[k++] = s->stacks[i].v[j];
+	qsort(all, n, sizeof(*all), by_line);
+	for (size_t i = 0; i < n; i++)
+		problem(s, file, all[i].line, "%s on thread %" PRIu32 " never closed",
+			s->names.v[all[i].name_id], all[i].tid);
+	free(all);
 	return 0;
 }
 
@@ -307,9 +395,8 @@ int bc_rtl_stat_feed(struct bc_rtl_stat *s, const char *name, const char *text, 
 		}
 		p = nl ? nl + 1 : end;
 	}
-	for (size_t i = 0; !rc && i < s->n_open; i++)
-		problem(s, name, s->open[i].line, "%s on thread %" PRIu32 " never closed",
-			s->open[i].name, s->open[i].tid);
+	if (!rc)
+		rc = never_closed(s, name);
 	close_all_open(s);
 	return rc;
 }
@@ -333,6 +420,8 @@ void bc_rtl_stat_sort(struct bc_rtl_stat *s)
 {
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), by_total);
+	/* its indexes moved: made again if more is read */
+	bc_idmap_free(&s->stat_index);
 }
 
 static void csv_field(FILE *out, const char *s)

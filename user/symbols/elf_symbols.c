@@ -139,7 +139,8 @@ int bc_elf_file_open(struct bc_elf_file *f, const char *path, char *err, size_t 
 		bc_set_err(err, errlen, "libelf is too old: %s", elf_errmsg(-1));
 		return -ENOTSUP;
 	}
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a path from an experiment may name a FIFO; it must not hang the open */
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (f->fd < 0) {
 		ret = -errno;
 		bc_set_err(err, errlen, "%s: %s", path, strerror(-ret));

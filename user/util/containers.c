@@ -122,6 +122,9 @@ void *bc_grow_array(void *v, size_t *cap, size_t need, size_t size)
 {
 	size_t new_cap = *cap ? *cap : 16;
 
+	/* room for nothing is still an array: NULL would say the allocation failed */
+	if (!need)
+		need = 1;
 	if (need <= *cap)
 		return v;
 	while (new_cap < need) {

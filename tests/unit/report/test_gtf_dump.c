@@ -344,6 +344,38 @@ static void test_dump_bad_length(void **state)
 	free(f);
 }
 
+/*
+ * A series of total length 0, each record without data: nothing to join
+ * (the fuzzer found the join copying 0 bytes to a buffer never allocated,
+ * which UBSan refuses). Said once, shown as an empty event.
+ */
+static void test_dump_empty_series(void **state)
+{
+	struct file *f = calloc(1, sizeof(*f));
+	uint8_t first[BC_GTF_SPLIT_HEAD], last[BC_GTF_SPLIT_HEAD];
+	struct dumped d;
+
+	(void)state;
+	assert_non_null(f);
+	memcpy(first, S0, sizeof(first));
+	memcpy(last, S2, sizeof(last));
+	first[0] = last[0] = 0;
+	first[1] = last[1] = BC_GTF_SPLIT_HEAD; /* length: the header alone */
+	memset(first + 20, 0, 4);		/* total length 0 */
+	memset(last + 20, 0, 4);
+	last[19] = 2;		      /* sequence 2 */
+	add(f, first, sizeof(first)); /* 0x000 */
+	add(f, last, sizeof(last));   /* 0x024 */
+	dump(&d, f, NULL);
+	expect(&d, 2, 1, 1, 1);
+	assert_string_equal(d.err, "t.gtf: offset 0x00000000: a series whose total length (0) is "
+				   "no more than its first record's 0 data bytes\n");
+	assert_non_null(strstr(d.out, "0x00000000 series of 2  FID 00  EID 5678  "));
+	assert_non_null(strstr(d.out, "  data 0\n"));
+	dumped_free(&d);
+	free(f);
+}
+
 #define T(fn) cmocka_unit_test(fn)
 
 int main(void)
@@ -351,7 +383,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_dump_clean),	    T(test_dump_missing),     T(test_dump_total),
 		T(test_dump_truncated),	    T(test_dump_interleaved), T(test_dump_f2_last),
-		T(test_dump_without_first), T(test_dump_bad_length),
+		T(test_dump_without_first), T(test_dump_bad_length),  T(test_dump_empty_series),
 	};
 
 	return cmocka_run_group_tests_name("gtf_dump", tests, setup_records, NULL);

@@ -541,6 +541,69 @@ static void test_per_level_limit(void **state)
 			    " count as calls, not time\n");
 }
 
+/* main { fib { fib { ... depth-1 fibs } } }: fib k enters at 10 k ns, returns at 100000 - 10 k. */
+static void feed_chain(struct tfx *x, uint32_t depth)
+{
+	E(100, F_MAIN, 0);
+	for (uint32_t k = 1; k < depth; k++)
+		E(100, F_FIB, 10 * k);
+	for (uint32_t k = depth - 1; k >= 1; k--)
+		R(100, F_FIB, 100000 - 10 * k);
+	R(100, F_MAIN, 200000);
+	end(x->fx);
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/*
+ * Levels down to BC_CALLTREE_DEPTH_SHOWN are printed; below, one line says
+ * how many were folded, with the time and calls of the level under it.
+ * Each line is indented by its depth: 20,000 levels of recursion printed
+ * 400 MB.
+ */
+static void test_depth_folded(void **state)
+{
+	struct tfx *x = *state;
+	const char *text;
+	char want[256];
+	size_t fibs = 0;
+
+	feed_chain(x, BC_CALLTREE_DEPTH_SHOWN + 9);
+	text = print_view(x, CALLTREE, NULL, 0);
+	/* the title, the heads and the rule; 32 levels; the folded line */
+	assert_int_equal(count_lines(text), 3 + BC_CALLTREE_DEPTH_SHOWN + 1);
+	/*
+	 * fib 31 is the 32nd level (100000 - 620 ns), indented by 2 per level
+	 * past the 2nd; under it one line for fib 32 to fib 40: 9 levels, the
+	 * time and calls of fib 32 (100000 - 640 ns).
+	 */
+	snprintf(want, sizeof(want), "\n 99.380 us      1  %60s+-fib (recursive)\n", "");
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "\n 99.360 us      1  %62s+-(9 deeper levels folded)\n", "");
+	assert_non_null(strstr(text, want));
+	for (const char *p = text; (p = strstr(p, "fib")); p++)
+		fibs++;
+	assert_int_equal(fibs, BC_CALLTREE_DEPTH_SHOWN - 1);
+}
+
+static void test_depth_bounded(void **state)
+{
+	struct tfx *x = *state;
+	const char *text;
+
+	feed_chain(x, 5000);
+	text = print_view(x, CALLTREE, NULL, 0);
+	assert_true(strlen(text) < 16384);
+	assert_non_null(strstr(text, "+-(4968 deeper levels folded)\n"));
+}
+
 static void test_empty(void **state)
 {
 	struct tfx *x = *state;
@@ -649,6 +712,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_return, tsetup, tteardown),
 		cmocka_unit_test_setup_teardown(test_missing_inner_return, tsetup, tteardown),
 		cmocka_unit_test_setup_teardown(test_per_level_limit, tsetup, tteardown),
+		cmocka_unit_test_setup_teardown(test_depth_folded, tsetup, tteardown),
+		cmocka_unit_test_setup_teardown(test_depth_bounded, tsetup, tteardown),
 		cmocka_unit_test_setup_teardown(test_empty, tsetup, tteardown),
 		cmocka_unit_test_setup_teardown(test_threads, tsetup, tteardown),
 	};

@@ -3,7 +3,8 @@
  * rtl-stat's reader (bpfcollect/rtl_stat.h): the seed's own example, our
  * padded lines, foreign ones (unpadded times, no first line, { } lines
  * without a colon), nesting and exclusive time, logical scopes, threads,
- * and broken input reported with its line, never a crash.
+ * and broken input reported with its line, never a crash; and in linear
+ * time, whatever the number of scopes, threads or open scopes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "bpfcollect/rtl_stat.h"
+#include "cli_fixture.h"
 
 static struct bc_rtl_stat st;
 
@@ -189,6 +191,93 @@ static void test_print(void **state)
 	free(text);
 }
 
+/* ------------------------------------------------------------ linear time */
+
+#define BIG 200000
+
+/* A growing text of lines. */
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+static void line(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void line(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->cap - t->len < 256) {
+		t->cap = t->cap ? 2 * t->cap : 1 << 20;
+		t->s = realloc(t->s, t->cap);
+		if (!t->s)
+			abort();
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+}
+
+/*
+ * The shapes that made each line scan what came before (quadratic): BIG
+ * distinct scopes one after the other; BIG scopes nested on one thread,
+ * then as many } that close nothing; one scope open on each of BIG
+ * threads, closed in the order they opened. Run in a child (argv[1] the
+ * shape): 0 when the numbers are right.
+ */
+static int feed_shape(int argc, char **argv)
+{
+	struct bc_rtl_stat s;
+	struct text t = {0};
+	bool ok = argc == 2;
+	int rc;
+
+	for (int i = 0; ok && i < BIG; i++) {
+		if (!strcmp(argv[1], "distinct")) {
+			line(&t, "%d 1 { m (a) ::f%d : \n", i, i);
+			line(&t, "%d 1 } m (a) ::f%d : \n", i + 1, i);
+		} else if (!strcmp(argv[1], "deep")) {
+			line(&t, "%d 1 { m (a) ::f%d : \n", i, i);
+		} else {
+			line(&t, "%d %d { m (a) ::f : \n", i, i + 2);
+		}
+	}
+	for (int i = 0; ok && i < BIG && strcmp(argv[1], "distinct"); i++)
+		if (!strcmp(argv[1], "deep"))
+			line(&t, "%d 1 } m (a) ::nothing%d : \n", BIG, i);
+		else
+			line(&t, "%d %d } m (a) ::f : \n", BIG + i, i + 2);
+	bc_rtl_stat_init(&s, false);
+	rc = ok ? bc_rtl_stat_feed(&s, "big.log", t.s, t.len) : -EINVAL;
+	if (!rc && !strcmp(argv[1], "distinct"))
+		ok = s.n == BIG && s.problems == 0 && s.v[BIG - 1].count == 1;
+	else if (!rc && !strcmp(argv[1], "deep"))
+		ok = s.n == 0 && s.problems == 2 * BIG; /* every } wrong, every { left open */
+	else if (!rc)
+		ok = s.n == 1 && s.v[0].count == BIG && s.v[0].total_ms == (uint64_t)BIG * BIG &&
+		     s.problems == 0;
+	bc_rtl_stat_free(&s);
+	free(t.s);
+	return !rc && ok ? 0 : 1;
+}
+
+/* Each shape read in a child given 60 s (each took minutes when lookups were scans). */
+static void test_linear(void **state)
+{
+	static char *const shapes[] = {"distinct", "deep", "threads"};
+	struct ran r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		run_cli(&r, 60, feed_shape, "feed", shapes[i], NULL);
+		if (r.status)
+			fail_msg("%s: status %d", shapes[i], r.status);
+		ran_free(&r);
+	}
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -201,6 +290,7 @@ int main(void)
 		T(test_broken),
 		T(test_odd_bytes),
 		T(test_print),
+		T(test_linear),
 	};
 
 	return cmocka_run_group_tests_name("rtl_stat", tests, NULL, NULL);

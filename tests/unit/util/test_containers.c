@@ -5,7 +5,8 @@
  * found with its value, every removed one is gone, and the table does not
  * grow past what the live keys need. The pid table built on it releases
  * each entry exactly once: when told, after enough later exits, or at the
- * end, and never one whose slot has since taken another process.
+ * end, and never one whose slot has since taken another process. Interned
+ * strings keep one id per distinct string, however many there are.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -187,6 +188,68 @@ static void test_strpool(void **state)
 	assert_int_equal(p.n, 0);
 }
 
+/*
+ * Interned strings: each distinct string one id, in order; strings that
+ * differ in a byte past a NUL, or only in length, are distinct; ids stay
+ * right across the table's growth.
+ */
+static void test_strtab(void **state)
+{
+	struct bc_strtab t = {0};
+	char name[32];
+	uint32_t id;
+
+	(void)state;
+	assert_int_equal(bc_strtab_find(&t, "a", 1), -1);
+	assert_int_equal(bc_strtab_intern(&t, "a", 1, &id), 1);
+	assert_int_equal(id, 0);
+	assert_int_equal(bc_strtab_intern(&t, "a\0b", 3, &id), 1);
+	assert_int_equal(id, 1);
+	assert_int_equal(bc_strtab_intern(&t, "", 0, &id), 1);
+	assert_int_equal(id, 2);
+	assert_int_equal(bc_strtab_intern(&t, "a", 1, &id), 0);
+	assert_int_equal(id, 0);
+	for (int i = 0; i < 100000; i++) {
+		int n = snprintf(name, sizeof(name), "scope %d", i);
+
+		assert_int_equal(bc_strtab_intern(&t, name, (size_t)n, &id), 1);
+		assert_int_equal(id, 3 + i);
+	}
+	for (int i = 0; i < 100000; i += 997) {
+		int n = snprintf(name, sizeof(name), "scope %d", i);
+
+		assert_int_equal(bc_strtab_find(&t, name, (size_t)n), 3 + i);
+		assert_int_equal(bc_strtab_intern(&t, name, (size_t)n, &id), 0);
+		assert_int_equal(id, 3 + i);
+	}
+	assert_int_equal(t.n, 100003);
+	assert_string_equal(t.v[3 + 42], "scope 42");
+	assert_int_equal(bc_strtab_find(&t, "a\0c", 3), -1);
+	bc_strtab_free(&t);
+	assert_int_equal(t.n, 0);
+}
+
+/* The keyed hash: the same bytes the same hash, any byte changed another. */
+static void test_hash_bytes(void **state)
+{
+	char a[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (char)i;
+	for (size_t n = 0; n < sizeof(a); n++) {
+		uint64_t h = bc_hash_bytes(a, n);
+
+		assert_true(h == bc_hash_bytes(a, n));
+		assert_true(h != bc_hash_bytes(a, n + 1));
+		if (n) {
+			a[n - 1] ^= 1;
+			assert_true(h != bc_hash_bytes(a, n));
+			a[n - 1] ^= 1;
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +257,8 @@ int main(void)
 		cmocka_unit_test(test_idmap_wraparound),
 		cmocka_unit_test(test_pidtab),
 		cmocka_unit_test(test_strpool),
+		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_hash_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

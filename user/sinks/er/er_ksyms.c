@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bpfcollect/infile.h"
 #include "bpfcollect/outmode.h"
 #include "bpfcollect/profile_data.h"
 #include "er_ksyms.h"
@@ -81,9 +82,10 @@ static struct er_ksyms *ksyms_load(const char *path)
 {
 	struct er_ksyms *k = calloc(1, sizeof(*k));
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* an experiment's kallmodsyms: never a link, never a FIFO to hang on */
+	int fd = bc_in_openat(AT_FDCWD, path, false, &st);
 
-	if (!k || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+	if (!k || fd < 0 || st.st_size <= 0)
 		goto fail;
 	k->text_len = (size_t)st.st_size;
 	k->text = mmap(NULL, k->text_len, PROT_READ, MAP_PRIVATE, fd, 0);

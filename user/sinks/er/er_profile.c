@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bpfcollect/infile.h"
 #include "er_profile.h"
 #include "bpfcollect/model.h"
 #include "bpfcollect/outmode.h"
@@ -471,7 +472,7 @@ static int carry_formatted(int dirfd, const char *source, int is_subexperiment,
 	if (is_subexperiment && linkat(dirfd, "../kallmodsyms", dirfd, "kallmodsyms", 0) == 0) {
 		in = openat(dirfd, "kallmodsyms", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (in < 0)
-			return -errno;
+			return in;
 		*text_start = formatted_text_start(in);
 		close(in);
 		return 0;

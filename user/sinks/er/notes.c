@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bpfcollect/infile.h"
 #include "bpfcollect/archive.h"
 #include "bpfcollect/outmode.h"
 #include "bpfcollect/symutil.h"
@@ -109,13 +110,11 @@ char *bc_notes_read(const char *exp_path)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	/* O_NONBLOCK: a FIFO planted under that name must not hang us */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
+	/* a FIFO planted under that name must not hang us, nor a link lead elsewhere */
+	fd = bc_in_openat(AT_FDCWD, path, false, &st);
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		e = EINVAL;
-		goto out;
 	}
 	buf = malloc(BC_NOTES_MAX + 1);
 	if (!buf) {

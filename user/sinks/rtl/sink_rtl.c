@@ -320,6 +320,8 @@ static int open_file(struct rtl_sink *t, struct rtl_proc *p, uint64_t ktime)
 	if (n < 0) {
 		free(p->file);
 		p->file = NULL;
+		/* its lines still queued are dropped, not tried (and said) again at the end */
+		p->closed = true;
 		bc_error("%s", err); /* through bc_error: a status line is cleared first */
 		return n;
 	}

@@ -347,16 +347,11 @@ int bc_er_open_xml(struct bc_er_reader *r, const char *name, uint64_t limit, str
 		   uint64_t *size)
 {
 	struct stat st;
-	int fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC);
+	/* a regular file only, never through a link, never waiting on a FIFO */
+	int fd = bc_er_open_file(r, name, &st);
 
 	if (fd < 0)
-		return errno == ENOENT
-			       ? -ENOENT
-			       : bc_er_fail(r, -errno, "%s/%s: %s", r->path, name, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return bc_er_fail(r, -EINVAL, "%s/%s: not a regular file", r->path, name);
-	}
+		return fd;
 	/* a live file may grow meanwhile: what it held at open is what is read */
 	*size = (uint64_t)st.st_size < limit ? (uint64_t)st.st_size : limit;
 	bc_xml_init_fd(x, fd, *size);

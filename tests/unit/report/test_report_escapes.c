@@ -32,8 +32,8 @@ static void write_evil(struct fixture *fx)
 	struct bc_sink *s;
 
 	sess.argv = argv_evil;
-	assert_int_equal(bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		bc_exp_create(fx->dir, NULL, fx->exp, sizeof(fx->exp), NULL, err, sizeof(err)), 0);
 	s = bc_er_sink_new(fx->exp, err, sizeof(err));
 	assert_non_null(s);
 	assert_int_equal(bc_sink_begin(s, &sess), 0);

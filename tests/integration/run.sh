@@ -247,7 +247,7 @@ test_sigint() {
 	check "interrupted experiment holds calls ($n)" test "$n" -gt 0
 
 	echo "# SIGINT while the command ignores it and keeps calling probed functions"
-	"$BC" record -q -o ign.er -u 'tgt_*' -u libc:getpid -- "$TGT/calls" 100000000 1 >/dev/null 2>ign.err &
+	"$BC" record -q -o ign.er -u 'tgt_*' -u libc:getpid -- "$TGT/calls" 1000000000 1 >/dev/null 2>ign.err &
 	pid=$!
 	sleep 1.5
 	local t0=$SECONDS
@@ -256,7 +256,7 @@ test_sigint() {
 	check_eq "recorder stops with 128+SIGINT though the command lives on" 130 $?
 	check "no detach hang: stopped within 10 s ($((SECONDS - t0)) s)" test $((SECONDS - t0)) -le 10
 	local target
-	target=$(pgrep -f "$TGT/calls 100000000 1")
+	target=$(pgrep -f "$TGT/calls 1000000000 1")
 	check "the command still runs after detach" test -n "$target"
 	[ -n "$target" ] && kill -9 $target
 	check "experiment of a still-running command opens in gprofng" gprofng_ok ign.er

@@ -22,8 +22,15 @@
  *    counted as `incomplete` and their time is dropped. A return matching
  *    no open frame is counted in `orphan_returns` and otherwise ignored.
  *  - frames still open when their thread exits or execs are counted as
- *    `incomplete` too; those still open when the sink ends (the recording
- *    stopped while they ran) as `open_at_detach`: no error, and no time.
+ *    `incomplete` too, and so are all of a process's when it exits (its
+ *    goroutines', its threads' whose exit records were lost), and the root
+ *    process's at the end when its exit status is known; those still open
+ *    when the sink ends (the recording stopped while they ran) as
+ *    `open_at_detach`: no error, and no time;
+ *  - an outermost frame that ends without its return (either way) adds to
+ *    incl_ns the inclusive time of the frames of its function that
+ *    returned inside it (the widest ones), whose exclusive time was added:
+ *    exclusive never passes inclusive, whatever was lost.
  *
  * Pointers returned by the accessors stay valid until the next event is fed
  * or the report is freed.

@@ -21,6 +21,15 @@ struct bc_frame {
 	uint32_t tag; /* the user's: an index into its own tables */
 	uint64_t entry_ktime;
 	uint64_t child_ns; /* inclusive time of traced callees that returned */
+	/*
+	 * Inclusive time of frames of the same function that returned inside
+	 * it (recursion), not counted as inclusive since this one was open:
+	 * what its function's inclusive time lacks if this frame never returns
+	 * (a lost return), where their exclusive time was counted. Set on the
+	 * outermost frame of the function when it is dropped.
+	 */
+	uint64_t nested_incl_ns;
+	bool outermost; /* when dropped: no other frame of its function open below it */
 };
 
 /* Zero-initialised is empty; free with bc_stack_free(). */

@@ -47,6 +47,7 @@ struct bc_report {
 	bool *proc_exited; /* per procs[]: its exit seen, so a fork reusing its pid is another */
 	size_t exited_cap;
 	size_t pids_reused;	    /* processes that took the pid of one that had exited */
+	uint32_t root_pid;	    /* the launched or first attached process */
 	struct bc_idmap proc_index; /* pid -> index into procs */
 
 	struct bc_report_totals totals;
@@ -195,12 +196,24 @@ static int on_func_entry(struct bc_report *r, struct thread *th, const struct bc
 }
 
 /* A frame whose return never came is dropped: its time is unknown. */
+/*
+ * The time of its function's frames that returned inside an outermost
+ * frame that did not: counted as inclusive here, as their exclusive time
+ * was (else a lost return left exclusive above inclusive).
+ */
+static void credit_nested(struct bc_report *r, const struct bc_frame *f)
+{
+	if (f->outermost)
+		r->funcs[f->tag].incl_ns += f->nested_incl_ns;
+}
+
 static void frame_unfinished(void *ctx, const struct bc_frame *f)
 {
 	struct bc_report *r = ctx;
 
 	r->funcs[f->tag].incomplete++;
 	r->totals.incomplete++;
+	credit_nested(r, f);
 }
 
 static void close_all_frames(struct bc_report *r, struct thread *th)
@@ -208,12 +221,15 @@ static void close_all_frames(struct bc_report *r, struct thread *th)
 	bc_stack_drop_all(&th->stack, frame_unfinished, r);
 }
 
-/* A process's exit ends its goroutines' calls too: they never returned. */
-static void close_goroutines(struct bc_report *r, uint32_t pid)
+/*
+ * A process's exit ends every call of it still open: its goroutines'
+ * (they write no exit), and its threads' whose exit records were lost.
+ * They never returned; none was open at detach.
+ */
+static void close_process(struct bc_report *r, uint32_t pid)
 {
 	for (size_t i = 0; i < r->nthreads; i++)
-		if (r->threads[i].stats.pid == pid &&
-		    r->threads[i].stats.tid >= BC_GOROUTINE_TID_BASE)
+		if (r->threads[i].stats.pid == pid)
 			close_all_frames(r, &r->threads[i]);
 }
 
@@ -224,6 +240,7 @@ static void frame_open_at_end(void *ctx, const struct bc_frame *f)
 
 	r->funcs[f->tag].open_at_detach++;
 	r->totals.open_at_detach++;
+	credit_nested(r, f);
 }
 
 static int on_func_return(struct bc_report *r, struct thread *th, const struct bc_event *ev)
@@ -427,7 +444,7 @@ static int report_event(struct bc_sink *s, const struct bc_event *ev)
 		if (ev->rec->kind == BC_REC_PROC_EXIT) {
 			uint32_t *slot = bc_idmap_find(&r->proc_index, ev->rec->pid);
 
-			close_goroutines(r, ev->rec->pid);
+			close_process(r, ev->rec->pid);
 			if (slot && *slot != NO_INDEX)
 				r->proc_exited[*slot] = true;
 		}
@@ -441,6 +458,9 @@ static int report_end(struct bc_sink *s, const struct bc_session_end *end)
 {
 	struct bc_report *r = (struct bc_report *)s;
 
+	/* its exit status known, the root ended: its calls never returned, whatever was lost */
+	if (end && end->exit_status >= 0 && r->root_pid)
+		close_process(r, r->root_pid);
 	for (size_t i = 0; i < r->nthreads; i++)
 		bc_stack_drop_all(&r->threads[i].stack, frame_open_at_end, r);
 	/*
@@ -453,8 +473,18 @@ static int report_end(struct bc_sink *s, const struct bc_session_end *end)
 	return 0;
 }
 
+static int report_begin(struct bc_sink *s, const struct bc_session *sess)
+{
+	struct bc_report *r = (struct bc_report *)s;
+
+	/* a tree's subexperiments begin too: the founder's root is the one */
+	if (!r->root_pid)
+		r->root_pid = sess->root_pid;
+	return 0;
+}
+
 static const struct bc_sink_ops report_sink_ops = {
-	.name = "report", .event = report_event, .end = report_end,
+	.name = "report", .begin = report_begin, .event = report_event, .end = report_end,
 	/* No destroy: the report owns the sink (see report.h). */
 };
 

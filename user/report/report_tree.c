@@ -192,11 +192,14 @@ static void drop_frames(struct bc_calltree *t, struct thread *th)
 	bc_stack_drop_all(&th->stack, frame_unfinished, t);
 }
 
-/* A process's exit ends its goroutines' calls too: they never returned. */
-static void drop_goroutines(struct bc_calltree *t, uint32_t pid)
+/*
+ * A process's exit ends every call of it still open: its goroutines'
+ * (they write no exit), and its threads' whose exit records were lost.
+ */
+static void drop_process(struct bc_calltree *t, uint32_t pid)
 {
 	for (size_t i = 0; i < t->nthreads; i++)
-		if (t->threads[i].pub.pid == pid && t->threads[i].pub.tid >= BC_GOROUTINE_TID_BASE)
+		if (t->threads[i].pub.pid == pid)
 			drop_frames(t, &t->threads[i]);
 }
 
@@ -313,7 +316,7 @@ static int tree_event(struct bc_sink *s, const struct bc_event *ev)
 		/* The tid may be reused: its next owner starts a fresh stack. */
 		drop_frames(t, th);
 		if (h->kind == BC_REC_PROC_EXIT)
-			drop_goroutines(t, h->pid);
+			drop_process(t, h->pid);
 		return 0;
 	default:
 		return 0;

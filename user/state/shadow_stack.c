@@ -53,11 +53,34 @@ static uint32_t pop(struct bc_shadow_stack *s, struct bc_frame *f)
 	return active ? *active : 0;
 }
 
+/* The nearest frame of func_id below the top depth frames, or NULL. */
+static struct bc_frame *enclosing(struct bc_shadow_stack *s, uint32_t func_id)
+{
+	for (size_t i = s->depth; i-- > 0;)
+		if (s->frames[i].func_id == func_id)
+			return &s->frames[i];
+	return NULL;
+}
+
+/*
+ * A frame of a recursive function ended (returned, incl_ns; or dropped):
+ * the next frame of it below keeps what was not counted as inclusive.
+ */
+static void pass_nested(struct bc_shadow_stack *s, const struct bc_frame *f, uint64_t incl_ns)
+{
+	struct bc_frame *outer = enclosing(s, f->func_id);
+
+	if (outer)
+		outer->nested_incl_ns += incl_ns ? incl_ns : f->nested_incl_ns;
+}
+
 static void drop_top(struct bc_shadow_stack *s, bc_frame_drop_fn dropped, void *ctx)
 {
 	struct bc_frame f;
 
-	pop(s, &f);
+	f.outermost = pop(s, &f) == 0;
+	if (!f.outermost)
+		pass_nested(s, &f, 0);
 	if (dropped)
 		dropped(ctx, &f);
 }
@@ -107,9 +130,12 @@ int bc_stack_return(struct bc_shadow_stack *s, uint32_t func_id, uint64_t entry_
 	while (s->depth > (size_t)match + 1)
 		drop_top(s, dropped, ctx);
 	ret->outermost = pop(s, f) == 0;
+	f->outermost = ret->outermost;
 	/* Clamp: a corrupt experiment must not wrap times around. */
 	ret->incl_ns = ktime > f->entry_ktime ? ktime - f->entry_ktime : 0;
 	ret->excl_ns = ret->incl_ns > f->child_ns ? ret->incl_ns - f->child_ns : 0;
+	if (!ret->outermost)
+		pass_nested(s, f, ret->incl_ns);
 	if (s->depth)
 		s->frames[s->depth - 1].child_ns += ret->incl_ns;
 	return 0;

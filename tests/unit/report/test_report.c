@@ -207,7 +207,11 @@ static void test_recursion_missing_inner_return(void **state)
 	entry(fx, 200, F_FIB, 10);
 	ret(fx, 200, F_FIB, 100);
 	end(fx);
-	assert_times(f, 4, 95, 95 + 90);
+	/*
+	 * The inner frame's 90 count as inclusive too, once the outer one is
+	 * known never to return here: exclusive never passes inclusive.
+	 */
+	assert_times(f, 4, 95 + 90, 95 + 90);
 	assert_int_equal(f->incomplete, 1);
 	assert_int_equal(f->open_at_detach, 1); /* running when the recording ended */
 
@@ -215,8 +219,29 @@ static void test_recursion_missing_inner_return(void **state)
 	entry(fx, 300, F_FIB, 1000);
 	entry(fx, 300, F_A, 1010);
 	ret_at(fx, 300, F_FIB, 1100, 999);
-	assert_times(f, 5, 195, 195 + 90);
+	assert_times(f, 5, 195 + 90, 195 + 90);
 	assert_int_equal(func(fx, F_A)->incomplete, 1);
+}
+
+/*
+ * Recursion whose outermost frame never returns (its return lost): the
+ * frames that returned inside it count as inclusive once, the widest of
+ * them, so exclusive time stays within inclusive.
+ */
+static void test_recursion_missing_outer_return(void **state)
+{
+	struct fixture *fx = *state;
+	const struct bc_func_stats *f;
+
+	entry(fx, 100, F_FIB, 0);
+	entry(fx, 100, F_FIB, 10);
+	entry(fx, 100, F_FIB, 20);
+	ret(fx, 100, F_FIB, 30);
+	ret(fx, 100, F_FIB, 40);
+	end(fx);
+	f = func(fx, F_FIB);
+	assert_times(f, 3, 30, 30);
+	assert_int_equal(f->open_at_detach, 1);
 }
 
 static void test_orphan_return(void **state)
@@ -463,6 +488,7 @@ int main(void)
 		T(test_indirect_recursion),
 		T(test_missing_child_return),
 		T(test_recursion_missing_inner_return),
+		T(test_recursion_missing_outer_return),
 		T(test_orphan_return),
 		T(test_unknown_function),
 		T(test_unfinished_at_end),

@@ -55,6 +55,7 @@ struct bc_calltree {
 	struct bc_idmap thread_index; /* pid << 32 | tid -> index into threads */
 
 	uint64_t session_start;
+	uint32_t root_pid; /* the founder's launched or first attached process */
 	struct bc_calltree_totals totals;
 };
 
@@ -269,7 +270,12 @@ static void on_exec(struct bc_calltree *t, struct thread *th, const struct bc_ev
 
 static int tree_begin(struct bc_sink *s, const struct bc_session *sess)
 {
-	((struct bc_calltree *)s)->session_start = sess->start_ktime;
+	struct bc_calltree *t = (struct bc_calltree *)s;
+
+	t->session_start = sess->start_ktime;
+	/* a tree's subexperiments begin too: the founder's root is the one */
+	if (!t->root_pid)
+		t->root_pid = sess->root_pid;
 	return 0;
 }
 
@@ -327,6 +333,9 @@ static int tree_end(struct bc_sink *s, const struct bc_session_end *end)
 {
 	struct bc_calltree *t = (struct bc_calltree *)s;
 
+	/* its exit status known, the root ended: its calls never returned, whatever was lost */
+	if (end && end->exit_status >= 0 && t->root_pid)
+		drop_process(t, t->root_pid);
 	for (size_t i = 0; i < t->nthreads; i++)
 		bc_stack_drop_all(&t->threads[i].stack, frame_open_at_end, t);
 	/* LOST records and the session end count the same losses: the larger. */

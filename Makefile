@@ -34,7 +34,8 @@ PKG_CONFIG ?= pkg-config
 # Install build dependencies on demand, before anything needs them.
 DEPS_OK := $(shell command -v $(CLANG) >/dev/null 2>&1 && \
 	command -v $(BPFTOOL) >/dev/null 2>&1 && \
-	command -v g++ >/dev/null 2>&1 && { [ "$${BPFCOLLECT_NO_PEERS:-0}" = 1 ] || command -v go >/dev/null 2>&1; } && \
+	command -v g++ >/dev/null 2>&1 && { [ "$${BPFCOLLECT_NO_PEERS:-0}" = 1 ] || { command -v go && command -v gdb; } >/dev/null 2>&1; } && \
+	[ -x /usr/bin/time ] && \
 	$(PKG_CONFIG) --exists libbpf libelf libdw zlib cmocka capstone 2>/dev/null && \
 	ls /usr/src/linux-headers-*-common/include/linux/syscalls.h >/dev/null 2>&1 && echo yes)
 ifneq ($(DEPS_OK),yes)

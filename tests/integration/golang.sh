@@ -111,6 +111,9 @@ test_go_refused() {
 	local g="$GO_OUT/grow"
 	expect_error "no symbol table: its names cannot be found" 'Go without a symbol table' \
 		"$BC" record -q -o go-ref.er -u main.deep -- "$GO_OUT/grow-s"
+	# Debian's own go tools: stripped, but linked with libc (a .dynsym): the same reason
+	expect_error "Debian's gofmt, stripped: the same reason" 'Go without a symbol table' \
+		"$BC" record -q -o go-ref.er -u main.main -- "$(go env GOROOT)/bin/gofmt" /dev/null
 	expect_error "uretprobes would kill it" 'is Go: --return-probes=uretprobe would kill it' \
 		"$BC" record -q -o go-ref.er --return-probes=uretprobe -u main.deep -- "$g"
 	# releases this Go cannot build: its binary with another version in .go.buildinfo

@@ -454,7 +454,8 @@ static int resolve_spec(struct resolver *r, const char *exe, const char *exe_as_
 			bc_set_err(err, errlen, "out of memory");
 			ret = -ENOMEM;
 		}
-	} else if (!obj->nsyms && bc_go_explain_stripped(obj->path, sub, ERR_LINE_MAX)) {
+	} else if (bc_go_explain_stripped(obj->path, sub, ERR_LINE_MAX)) {
+		/* a stripped Go binary keeps a .dynsym when it links libc: say why all the same */
 		bc_set_err(err, errlen, "-u '%s': %s", spec, sub);
 	} else if (!obj->nsyms) {
 		bc_set_err(err, errlen,

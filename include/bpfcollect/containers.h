@@ -2,9 +2,8 @@
 /*
  * Containers shared by the aggregating sinks (report.c, report_tree.c): an
  * open-addressing hash map from a 64-bit id to a 32-bit value, a table of
- * interned strings (names from untrusted files: scopes, notes, messages),
- * a pool of interned strings (paths of segments), and arrays that grow by
- * doubling.
+ * interned strings (names from untrusted files: scopes, notes, messages,
+ * paths of segments), and arrays that grow by doubling.
  */
 #ifndef BPFCOLLECT_CONTAINERS_H
 #define BPFCOLLECT_CONTAINERS_H
@@ -84,24 +83,5 @@ void *bc_grow_array(void *v, size_t *cap, size_t need, size_t size);
 			(v) = __grown;                                                             \
 		__grown ? 0 : -ENOMEM;                                                             \
 	})
-
-/*
- * Strings kept once each: a million mappings of one library name it once.
- * Zero-initialised is empty; free with bc_strpool_free().
- */
-struct bc_strpool {
-	char **v;
-	size_t n, cap;
-	struct bc_idmap index; /* hash of a string -> its index in v */
-};
-
-/*
- * The pool's copy of s, made on first use; valid until bc_strpool_free.
- * Equal strings give the same pointer (but past 64 strings of one 64-bit
- * hash, which only input made for it has: those get a copy each time).
- * NULL: out of memory.
- */
-const char *bc_strpool_get(struct bc_strpool *p, const char *s);
-void bc_strpool_free(struct bc_strpool *p);
 
 #endif /* BPFCOLLECT_CONTAINERS_H */

@@ -46,7 +46,7 @@ struct bc_segments {
 	size_t n;
 	size_t cap;
 	struct bc_idmap index; /* hash of start, end, offset, path -> index in v */
-	struct bc_strpool paths;
+	struct bc_strtab paths;
 };
 
 /*

@@ -68,14 +68,15 @@ static int seg_time_add(struct bc_segment *s, uint64_t t)
 int bc_segments_add(struct bc_segments *segs, const struct bc_mapping *m)
 {
 	const char *path;
-	uint32_t *at;
+	uint32_t *at, id;
 	uint64_t key;
 
 	if (m->unmap || !m->path)
 		return 0;
-	path = bc_strpool_get(&segs->paths, m->path);
-	if (!path)
+	/* a million mappings of one library keep its name once */
+	if (bc_strtab_intern(&segs->paths, m->path, strlen(m->path), &id) < 0)
 		return -ENOMEM;
+	path = segs->paths.v[id];
 	key = seg_key(m->start, m->end, m->offset, path);
 	at = bc_idmap_find(&segs->index, key);
 	if (at) {
@@ -104,7 +105,7 @@ void bc_segments_free(struct bc_segments *segs)
 		free(segs->v[i].later);
 	free(segs->v);
 	bc_idmap_free(&segs->index);
-	bc_strpool_free(&segs->paths);
+	bc_strtab_free(&segs->paths);
 	memset(segs, 0, sizeof(*segs));
 }
 
